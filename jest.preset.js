@@ -1,0 +1,24 @@
+// Shared jest settings: swc transpiles TypeScript (with Nest decorator metadata); @rx/* resolve to libs/*/src.
+const path = require('node:path');
+const root = __dirname;
+module.exports = {
+  rootDir: root,
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        sourceMaps: 'inline',
+        jsc: {
+          target: 'es2022',
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  moduleNameMapper: { '^@rx/([a-z-]+)$': path.join(root, 'libs/$1/src/index.ts') },
+  modulePathIgnorePatterns: ['<rootDir>/runs/', '<rootDir>/dist/', '<rootDir>/tmp/'],
+  testPathIgnorePatterns: ['/node_modules/', '/runs/', '/dist/'],
+};

@@ -1,0 +1,84 @@
+// The one interface behind which every model lives: the Tinker service for real runs (TinkerBackend, over HTTP)
+// and the embedded CPU transformer (in-process EmbeddedBackend, or the same behind apps/policy-server over HTTP).
+// Shapes follow the Tinker SDK (create_lora_training_client, forward_backward, optim_step,
+// save_weights_for_sampler, sample, compute_logprobs) in camelCase TypeScript.
+
+/** One training example as Tinker's Datum for loss_fn='importance_sampling': aligned per target position. */
+export interface Datum {
+  /** model input tokens: prompt + completion without the last token */
+  inputTokens: number[];
+  /** next-token targets: prompt + completion without the first token (same length as inputTokens) */
+  targetTokens: number[];
+  /** sampling-policy logprob of each target token; 0 on prompt positions */
+  samplingLogprobs: number[];
+  /** advantage of each target token; 0 on prompt positions, the completion's advantage on completion positions */
+  advantages: number[];
+}
+
+export type LossFn = 'importance_sampling';
+
+export interface ForwardBackwardResult {
+  /** loss summed over datums and positions: -sum exp(logp - logp_sampled) * A */
+  loss: number;
+  /** training-policy logprob of each target token, per datum (same length as targetTokens) */
+  logprobs: number[][];
+}
+
+/** AdamW hyper-parameters (Tinker AdamParams). */
+export interface AdamParams {
+  learningRate: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay?: number;
+}
+
+export interface SampleParams {
+  maxTokens: number;
+  /** 0 means greedy decoding */
+  temperature: number;
+  /** stop token ids: sampling ends after emitting one (the stop token is kept in tokens) */
+  stopTokens?: number[];
+  seed?: number;
+}
+
+export interface SampledSequence {
+  tokens: number[];
+  /** sampling-policy logprob of each sampled token */
+  logprobs: number[];
+  stopReason: 'stop' | 'length';
+}
+
+export interface LoraConfig {
+  baseModel: string;
+  rank: number;
+  seed: number;
+}
+
+export interface TrainingClient {
+  readonly modelId: string;
+  forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult>;
+  optimStep(params: AdamParams): Promise<{ step: number }>;
+  /** Saves the current weights for sampling; returns a path such as `tinker://…` or `embedded://…`. */
+  saveWeightsForSampler(name: string): Promise<string>;
+  /** Saves weights and optimizer state (resumable); returns its path. */
+  saveState(name: string): Promise<string>;
+  /** Loads weights and optimizer state saved by saveState (shared initialisation of both arms). */
+  loadState(path: string): Promise<void>;
+}
+
+export interface SamplingClient {
+  readonly modelPath: string;
+  sample(promptTokens: number[], numSamples: number, params: SampleParams): Promise<SampledSequence[]>;
+  /** Logprob of each token given the ones before it; the first entry is null. */
+  computeLogprobs(tokens: number[]): Promise<(number | null)[]>;
+}
+
+export interface PolicyBackend {
+  readonly kind: 'embedded' | 'tinker';
+  createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient>;
+  createSamplingClient(modelPath: string): Promise<SamplingClient>;
+  /** Answers when the backend is reachable (health checks). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
