@@ -1,1 +1,2 @@
 export * from './policy-backend';
+export * from './renderer';
