@@ -1,1 +1,4 @@
-export {};
+export * from './gate-metric-name';
+export * from './logged-batch';
+export * from './gate-metrics';
+export * from './evaluate-gates';

@@ -1,1 +1,4 @@
-export {};
+export * from './paired-hoeffding';
+export * from './pearson';
+export * from './percentile';
+export * from './paired-items';
