@@ -1,0 +1,6 @@
+// The stages of one RL step, in pipeline order; a job id and the stage label of a metric name one of these.
+import { z } from 'zod';
+
+export const STAGE_NAMES = ['prepare', 'sample', 'grade', 'advantage', 'train', 'complete'] as const;
+export const stageNameSchema = z.enum(STAGE_NAMES);
+export type StageName = z.infer<typeof stageNameSchema>;

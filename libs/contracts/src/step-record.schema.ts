@@ -1,0 +1,34 @@
+// What the trainer commits and logs for a step (one line of <data dir>/<run>/<arm>/steps.jsonl).
+import { z } from 'zod';
+import { gradeSchema } from './graded-batch.schema';
+import { promptIdSchema } from './prompt.schema';
+import { phiSchema, rolloutIdSchema } from './sampled-batch.schema';
+import { stageTimingsSchema } from './stage-timings.schema';
+import { stepGateMetricsSchema } from './step-gate-metrics.schema';
+import { stepHeaderSchema } from './step-header.schema';
+import { advantageFieldsSchema } from './train-step.schema';
+
+export const loggedRolloutSchema = z
+  .object({ rolloutId: rolloutIdSchema, promptId: promptIdSchema, phi: phiSchema, completionTokens: z.number().int().nonnegative() })
+  .merge(gradeSchema)
+  .merge(advantageFieldsSchema);
+
+export const stepRecordSchema = stepHeaderSchema.extend({
+  estimator: z.enum(['group_mean', 'kernel_cross_prompt_baseline']),
+  /** rollouts the trainer received */
+  rollouts: z.array(loggedRolloutSchema),
+  /** datums sent to forward_backward (rollouts not dropped) */
+  datums: z.number().int().nonnegative(),
+  /** forward_backward('importance_sampling') loss, summed over datums and positions */
+  loss: z.number().finite(),
+  /** the optimizer's own step counter after this step's optim_step */
+  optimizerStep: z.number().int().nonnegative(),
+  learningRate: z.number().positive(),
+  gate: stepGateMetricsSchema,
+  timings: stageTimingsSchema,
+  samplerPath: z.string(),
+  committedAt: z.string().datetime(),
+});
+
+export type LoggedRollout = z.infer<typeof loggedRolloutSchema>;
+export type StepRecord = z.infer<typeof stepRecordSchema>;
