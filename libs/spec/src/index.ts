@@ -1,1 +1,4 @@
-export {};
+export * from './experiment-spec.schema';
+export * from './parse-spec';
+export * from './spec-accessors';
+export * from './spec-override';
