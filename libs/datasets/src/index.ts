@@ -1,2 +1,5 @@
 export {};
 export * from './seeded-shuffle';
+export * from './problem';
+export * from './gsm8k';
+export * from './gsm8k-hub';
