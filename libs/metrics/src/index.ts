@@ -1,1 +1,3 @@
-export {};
+export * from './metric-labels';
+export * from './metric-names';
+export * from './rx-metrics';

@@ -1,0 +1,37 @@
+// The only label values the rx metrics take: closed enums (and the spec's arm names), never ids.
+export { QUEUE_NAME_LIST, STAGE_NAMES, type ArmName, type QueueName, type StageName } from '@rx/contracts';
+
+/** The activation gates of the pre-registered spec (specs/gs1-vs-grpo.json, activation_gate.checks[].metric). */
+export const GATE_NAMES = [
+  'executed_group_size_treatment',
+  'executed_group_size_baseline',
+  'pilot_mean_reward',
+  'kernel_effective_neighbors_p10',
+  'frac_nonzero_advantage_treatment',
+  'baseline_reward_corr',
+] as const;
+export type GateName = (typeof GATE_NAMES)[number];
+
+export const GATE_SIDES = ['min', 'max'] as const;
+export type GateSide = (typeof GATE_SIDES)[number];
+
+/** PolicyBackend calls, as the Tinker SDK names them. */
+export const BACKEND_OPERATIONS = [
+  'create_training_client',
+  'create_sampling_client',
+  'sample',
+  'compute_logprobs',
+  'forward_backward',
+  'optim_step',
+  'save_weights_for_sampler',
+  'save_state',
+  'load_state',
+  'ping',
+] as const;
+export type BackendOperation = (typeof BACKEND_OPERATIONS)[number];
+
+export const NEIGHBOR_QUANTILES = ['p10', 'p50', 'p90'] as const;
+export type NeighborQuantile = (typeof NEIGHBOR_QUANTILES)[number];
+
+export const SERVICE_NAMES = ['sampler', 'grader', 'advantage', 'trainer', 'controller', 'policy-server'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];

@@ -1,0 +1,40 @@
+// Every rx metric name, once: rx_<area>_<thing>_<unit>, counters end in _total (Prometheus naming conventions).
+// Dashboards and alerts import these; a renamed metric is a new name here, never an edit in a panel.
+
+export const METRIC_NAMES = Object.freeze({
+  /** gauge {run, arm, gate}: a gate's measured value */
+  gateValue: 'rx_gate_value',
+  /** gauge {run, arm, gate}: 1 if the gate passes, 0 if not */
+  gatePass: 'rx_gate_pass',
+  /** gauge {gate, side}: the gate's bound from the spec (side min|max) */
+  gateBound: 'rx_gate_bound',
+  /** gauge {arm}: mean training reward of the last step */
+  stepRewardMean: 'rx_step_reward_mean',
+  /** gauge {arm}: fraction of the last step's rollouts with |advantage| > 1e-6 */
+  stepNonzeroAdvantageRatio: 'rx_step_nonzero_advantage_ratio',
+  /** gauge {arm, quantile}: effective-neighbour quantiles (p10, p50, p90) of the last step */
+  stepEffectiveNeighbors: 'rx_step_effective_neighbors',
+  /** gauge {arm}: forward_backward loss of the last step */
+  stepLoss: 'rx_step_loss',
+  /** counter {arm}: optimizer steps committed */
+  stepsCommittedTotal: 'rx_steps_committed_total',
+  /** histogram {stage, arm}: wall seconds a stage spent on one step */
+  stageDurationSeconds: 'rx_stage_duration_seconds',
+  /** counter {stage, arm}: rollouts a stage processed */
+  rolloutsProcessedTotal: 'rx_rollouts_processed_total',
+  /** counter {queue}: jobs moved to the dead-letter queue, by the queue they came from */
+  deadLettersTotal: 'rx_dead_letters_total',
+  /** histogram {operation}: seconds of one PolicyBackend call */
+  backendRequestDurationSeconds: 'rx_backend_request_duration_seconds',
+  /** counter {operation}: PolicyBackend calls that threw */
+  backendRequestErrorsTotal: 'rx_backend_request_errors_total',
+  /** gauge {queue}: jobs waiting, delayed, prioritized or active */
+  queueDepthJobs: 'rx_queue_depth_jobs',
+  /** gauge {queue}: age of the oldest waiting job (0 when none waits) */
+  queueOldestWaitingAgeSeconds: 'rx_queue_oldest_waiting_age_seconds',
+} as const);
+
+export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
+
+export const STAGE_DURATION_BUCKETS_SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800];
+export const BACKEND_DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];

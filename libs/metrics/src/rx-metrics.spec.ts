@@ -1,0 +1,87 @@
+import { METRIC_NAMES } from './metric-names';
+import { createRxMetrics } from './rx-metrics';
+import { parseExposition } from './testing/parse-exposition';
+
+describe('metric names', () => {
+  it('follow rx_<area>_<thing>[_<unit>] with _total counters and _seconds histograms', () => {
+    const names = Object.values(METRIC_NAMES);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of names) expect(n).toMatch(/^rx_[a-z]+(_[a-z0-9]+)+$/);
+  });
+
+  it('types match their suffixes in the exposition', async () => {
+    const m = createRxMetrics({ service: 'trainer', defaultMetrics: false });
+    m.stepCommitted('gs1_kernel');
+    m.observeStage('train', 'gs1_kernel', 1.5);
+    m.countDeadLetter('rollouts');
+    m.observeBackend('sample', 0.2, false);
+    m.countRollouts('grade', 'grpo_gs8', 64);
+    const families = parseExposition(await m.exposition());
+    for (const f of families.values()) {
+      if (f.name.endsWith('_total')) expect(f.type).toBe('COUNTER');
+      if (f.type === 'COUNTER') expect(f.name).toMatch(/_total$/);
+      if (f.type === 'HISTOGRAM') expect(f.name).toMatch(/_seconds$/);
+    }
+  });
+});
+
+describe('createRxMetrics', () => {
+  it('registers every rx metric and the default process metrics, with the service label', async () => {
+    const m = createRxMetrics({ service: 'sampler' });
+    m.setGate({ run: 'r1', arm: 'gs1_kernel', gate: 'kernel_effective_neighbors_p10' }, 9.25, true);
+    m.setGateBound('kernel_effective_neighbors_p10', 'min', 8);
+    m.recordStep('gs1_kernel', { rewardMean: 0.375, fracNonzeroAdvantage: 0.96875, effectiveNeighbors: { p10: 9.25, p50: 20, p90: 31 }, loss: -1.5 });
+    const families = parseExposition(await m.exposition());
+    for (const name of Object.values(METRIC_NAMES)) expect(families.has(name)).toBe(true);
+    expect(families.has('process_cpu_seconds_total')).toBe(true);
+    expect(families.has('nodejs_eventloop_lag_seconds')).toBe(true);
+
+    const gate = families.get('rx_gate_value')!.metrics[0];
+    expect(gate.labels).toEqual({ run: 'r1', arm: 'gs1_kernel', gate: 'kernel_effective_neighbors_p10', service: 'sampler' });
+    expect(Number(gate.value)).toBe(9.25);
+    expect(Number(families.get('rx_gate_pass')!.metrics[0].value)).toBe(1);
+    expect(families.get('rx_gate_bound')!.metrics[0].labels).toMatchObject({ gate: 'kernel_effective_neighbors_p10', side: 'min' });
+    const q = families.get('rx_step_effective_neighbors')!.metrics.map((s) => [s.labels!.quantile, Number(s.value)]);
+    expect(q).toEqual([['p10', 9.25], ['p50', 20], ['p90', 31]]);
+    expect(Number(families.get('rx_step_loss')!.metrics[0].value)).toBe(-1.5);
+  });
+
+  it('counts backend errors apart from latency observations', async () => {
+    const m = createRxMetrics({ service: 'sampler', defaultMetrics: false });
+    m.observeBackend('sample', 0.02, true);
+    m.observeBackend('sample', 0.03, false);
+    const f = parseExposition(await m.exposition());
+    expect(f.get('rx_backend_request_duration_seconds')!.metrics[0].buckets!['+Inf']).toBe('2');
+    expect(f.get('rx_backend_request_duration_seconds')!.metrics[0].buckets!['0.025']).toBe('1');
+    expect(Number(f.get('rx_backend_request_errors_total')!.metrics[0].value)).toBe(1);
+  });
+
+  it('reads the queue snapshot at scrape time, once for both queue gauges', async () => {
+    let calls = 0;
+    let depth = 3;
+    const m = createRxMetrics({
+      service: 'grader',
+      defaultMetrics: false,
+      queueSnapshot: async () => {
+        calls++;
+        return [{ queue: 'rollouts', depth, oldestWaitingAgeSeconds: 12.5 }];
+      },
+    });
+    let f = parseExposition(await m.exposition());
+    expect(f.get('rx_queue_depth_jobs')!.metrics).toEqual([{ labels: { queue: 'rollouts', service: 'grader' }, value: '3' }]);
+    expect(f.get('rx_queue_oldest_waiting_age_seconds')!.metrics[0].value).toBe('12.5');
+    expect(calls).toBe(1);
+    depth = 5;
+    await new Promise((r) => setTimeout(r, 300));
+    f = parseExposition(await m.exposition());
+    expect(f.get('rx_queue_depth_jobs')!.metrics[0].value).toBe('5');
+  });
+
+  it('gives each call its own registry (two services in one process do not collide)', async () => {
+    const a = createRxMetrics({ service: 'sampler' });
+    const b = createRxMetrics({ service: 'grader' });
+    a.countDeadLetter('rollouts');
+    const fb = parseExposition(await b.exposition());
+    expect(fb.get('rx_dead_letters_total')!.metrics).toEqual([]);
+  });
+});

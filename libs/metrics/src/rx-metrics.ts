@@ -1,0 +1,145 @@
+// The one prom-client Registry of a process, with every rx metric registered and typed setters whose label
+// values can only come from the enums of metric-labels.ts.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ArmName, QueueName, StageName } from '@rx/contracts';
+import {
+  BACKEND_DURATION_BUCKETS_SECONDS,
+  METRIC_NAMES,
+  STAGE_DURATION_BUCKETS_SECONDS,
+} from './metric-names';
+import type { BackendOperation, GateName, GateSide, NeighborQuantile, ServiceName } from './metric-labels';
+
+export interface QueueSnapshot {
+  queue: QueueName;
+  /** jobs waiting, delayed, prioritized or active */
+  depth: number;
+  /** seconds since the oldest waiting job was added (0 when none waits) */
+  oldestWaitingAgeSeconds: number;
+}
+
+export interface StepMetrics {
+  rewardMean: number;
+  fracNonzeroAdvantage: number;
+  effectiveNeighbors: Readonly<Record<NeighborQuantile, number>>;
+  loss?: number;
+}
+
+export interface RxMetricsOptions {
+  service: ServiceName;
+  /** read at scrape time for the queue depth and oldest-waiting-age gauges */
+  queueSnapshot?: () => Promise<readonly QueueSnapshot[]>;
+  /** default Node process metrics (on unless a test turns them off) */
+  defaultMetrics?: boolean;
+}
+
+export interface RxMetrics {
+  readonly registry: Registry;
+  setGate(labels: { run: string; arm: ArmName; gate: GateName }, value: number, pass: boolean): void;
+  setGateBound(gate: GateName, side: GateSide, bound: number): void;
+  recordStep(arm: ArmName, step: StepMetrics): void;
+  stepCommitted(arm: ArmName): void;
+  observeStage(stage: StageName, arm: ArmName, seconds: number): void;
+  countRollouts(stage: StageName, arm: ArmName, n: number): void;
+  countDeadLetter(queue: QueueName): void;
+  observeBackend(operation: BackendOperation, seconds: number, ok: boolean): void;
+  /** the Prometheus text exposition of the registry */
+  exposition(): Promise<string>;
+}
+
+// one registry per call (tests make several in one process); the service name is a default label
+export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: opts.service });
+  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const gateValue = new Gauge({ name: METRIC_NAMES.gateValue, help: 'Measured value of an activation gate', labelNames: ['run', 'arm', 'gate'] as const, registers });
+  const gatePass = new Gauge({ name: METRIC_NAMES.gatePass, help: 'Activation gate verdict: 1 pass, 0 fail', labelNames: ['run', 'arm', 'gate'] as const, registers });
+  const gateBound = new Gauge({ name: METRIC_NAMES.gateBound, help: 'Bound of an activation gate from the spec', labelNames: ['gate', 'side'] as const, registers });
+  const rewardMean = new Gauge({ name: METRIC_NAMES.stepRewardMean, help: 'Mean training reward of the last step', labelNames: ['arm'] as const, registers });
+  const nonzero = new Gauge({ name: METRIC_NAMES.stepNonzeroAdvantageRatio, help: 'Fraction of the last step rollouts with |advantage| > 1e-6', labelNames: ['arm'] as const, registers });
+  const neighbors = new Gauge({ name: METRIC_NAMES.stepEffectiveNeighbors, help: 'Effective-neighbour quantiles of the last step', labelNames: ['arm', 'quantile'] as const, registers });
+  const loss = new Gauge({ name: METRIC_NAMES.stepLoss, help: 'forward_backward loss of the last step', labelNames: ['arm'] as const, registers });
+  const committed = new Counter({ name: METRIC_NAMES.stepsCommittedTotal, help: 'Optimizer steps committed', labelNames: ['arm'] as const, registers });
+  const stageDuration = new Histogram({
+    name: METRIC_NAMES.stageDurationSeconds,
+    help: 'Wall seconds a stage spent on one step',
+    labelNames: ['stage', 'arm'] as const,
+    buckets: STAGE_DURATION_BUCKETS_SECONDS,
+    registers,
+  });
+  const rollouts = new Counter({ name: METRIC_NAMES.rolloutsProcessedTotal, help: 'Rollouts processed by a stage', labelNames: ['stage', 'arm'] as const, registers });
+  const deadLetters = new Counter({ name: METRIC_NAMES.deadLettersTotal, help: 'Jobs moved to the dead-letter queue, by source queue', labelNames: ['queue'] as const, registers });
+  const backendDuration = new Histogram({
+    name: METRIC_NAMES.backendRequestDurationSeconds,
+    help: 'Seconds of one PolicyBackend call',
+    labelNames: ['operation'] as const,
+    buckets: BACKEND_DURATION_BUCKETS_SECONDS,
+    registers,
+  });
+  const backendErrors = new Counter({ name: METRIC_NAMES.backendRequestErrorsTotal, help: 'PolicyBackend calls that threw', labelNames: ['operation'] as const, registers });
+
+  // both queue gauges share one snapshot per scrape
+  let pending: Promise<readonly QueueSnapshot[]> | null = null;
+  const snapshot = (): Promise<readonly QueueSnapshot[]> => {
+    if (!opts.queueSnapshot) return Promise.resolve([]);
+    if (!pending) {
+      pending = opts.queueSnapshot().finally(() => setTimeout(() => (pending = null), 250).unref());
+    }
+    return pending;
+  };
+  new Gauge({
+    name: METRIC_NAMES.queueDepthJobs,
+    help: 'Jobs waiting, delayed, prioritized or active',
+    labelNames: ['queue'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const s of await snapshot()) this.set({ queue: s.queue }, s.depth);
+    },
+  });
+  new Gauge({
+    name: METRIC_NAMES.queueOldestWaitingAgeSeconds,
+    help: 'Age of the oldest waiting job in seconds (0 when none waits)',
+    labelNames: ['queue'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const s of await snapshot()) this.set({ queue: s.queue }, s.oldestWaitingAgeSeconds);
+    },
+  });
+
+  return {
+    registry,
+    setGate(labels, value, pass) {
+      gateValue.set(labels, value);
+      gatePass.set(labels, pass ? 1 : 0);
+    },
+    setGateBound(gate, side, bound) {
+      gateBound.set({ gate, side }, bound);
+    },
+    recordStep(arm, step) {
+      rewardMean.set({ arm }, step.rewardMean);
+      nonzero.set({ arm }, step.fracNonzeroAdvantage);
+      for (const [quantile, v] of Object.entries(step.effectiveNeighbors)) neighbors.set({ arm, quantile }, v);
+      if (step.loss !== undefined) loss.set({ arm }, step.loss);
+    },
+    stepCommitted(arm) {
+      committed.inc({ arm });
+    },
+    observeStage(stage, arm, seconds) {
+      stageDuration.observe({ stage, arm }, seconds);
+    },
+    countRollouts(stage, arm, n) {
+      rollouts.inc({ stage, arm }, n);
+    },
+    countDeadLetter(queue) {
+      deadLetters.inc({ queue });
+    },
+    observeBackend(operation, seconds, ok) {
+      backendDuration.observe({ operation }, seconds);
+      if (!ok) backendErrors.inc({ operation });
+    },
+    exposition: () => registry.metrics(),
+  };
+}
