@@ -11,6 +11,7 @@ const commands: Record<string, Command> = {
   advantages: { summary: 'advantages --estimator kernel|group_mean --input rollouts.jsonl', load: () => import('./commands/advantages.command') },
   decide: { summary: 'decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl', load: () => import('./commands/decide.command') },
   grade: { summary: 'grade --input completions.jsonl', load: () => import('./commands/grade.command') },
+  data: { summary: 'data fetch gsm8k [--out DIR] [--from PATH]: put GSM8K in data/gsm8k', load: () => import('./commands/data.command') },
 };
 
 function usage(): string {

@@ -59,13 +59,15 @@ describe('fetchGsm8kFromHub (datasets-server rows API)', () => {
     }
   });
 
-  it('says it cannot reach the server when nothing listens', async () => {
+  it('says at once, without retrying, that it cannot reach a server where nothing listens', async () => {
     const probe = await startRowsServer({ data: TINY_GSM8K });
     const url = probe.url;
     await probe.close(); // the port is now closed
-    await expect(fetchGsm8kSplitFromHub('test', { baseUrl: url, attempts: 2, ...FAST })).rejects.toThrow(
-      new RegExp(`cannot reach ${url.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\); gave up after 2 attempts`),
+    const started = Date.now();
+    await expect(fetchGsm8kSplitFromHub('test', { baseUrl: url, attempts: 5, backoffMs: 1000 })).rejects.toThrow(
+      new RegExp(`^cannot reach ${url.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\); offline\\? copy a local folder with --from <dir>$`),
     );
+    expect(Date.now() - started).toBeLessThan(900);
   });
 
   it('does not retry a 404 and names what the server answered', async () => {

@@ -1,7 +1,8 @@
 // GSM8K from the public dataset hub through the Hugging Face datasets-server rows API:
 //   GET {base}/rows?dataset=openai%2Fgsm8k&config=main&split=<train|test>&offset=<o>&length=<≤100>
 //   -> {"rows":[{"row_idx":0,"row":{"question":…,"answer":…},"truncated_cells":[]}],"num_rows_total":7473,…}
-// Pages are fetched a few at a time, retried with back-off on 429/5xx/timeouts/connection loss, and placed by row_idx.
+// Pages are fetched a few at a time, retried with back-off on 429/5xx/timeouts/connection loss (not on an unknown
+// host or a refused connection), and placed by row_idx.
 import { z } from 'zod';
 import { DatasetError, gsm8kProblemFrom, type Gsm8k, type Gsm8kSplit, GSM8K_SPLITS } from './gsm8k';
 import type { Problem } from './problem';
@@ -50,6 +51,8 @@ class RetryableError extends Error {
   }
 }
 
+const UNREACHABLE = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED']);
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 // a network failure's code (ECONNREFUSED, ENOTFOUND, …) from undici's `fetch failed` cause chain
@@ -79,7 +82,10 @@ async function getPageOnce(url: string, timeoutMs: number): Promise<Page> {
     const name = (err as { name?: string }).name;
     if (name === 'TimeoutError' || name === 'AbortError') throw new RetryableError(`GET ${url}: no answer within ${timeoutMs} ms`);
     const code = networkCode(err);
-    throw new RetryableError(`cannot reach ${new URL(url).origin}${code ? ` (${code})` : ''}`);
+    const message = `cannot reach ${new URL(url).origin}${code ? ` (${code})` : ''}`;
+    // no such host / nothing listening: not transient, so no retries (an offline machine fails at once)
+    if (code && UNREACHABLE.has(code)) throw new DatasetError(`${message}; offline? copy a local folder with --from <dir>`);
+    throw new RetryableError(message);
   }
   let body: string;
   try {
