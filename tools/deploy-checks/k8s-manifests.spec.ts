@@ -1,0 +1,269 @@
+// The Kubernetes overlays, rendered by `kubectl kustomize` and validated object by object against the Kubernetes
+// OpenAPI schemas (kubernetes-models), then checked for what a working deployment needs: probes on /health,
+// resources, non-root, secrets only by reference, every reference resolving inside the render.
+import * as fs from 'node:fs';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import { repoPath, rxServices, serviceFor } from './deploy-layout';
+import {
+  containerEnv, containersOf, find, kubectlVersion, KubeObject, Overlay, overlays, renderOverlay, schemaErrors, workloads, Workload,
+} from './kustomize-render';
+
+const kubectl = kubectlVersion();
+if (!kubectl) {
+  // Visible in the test output: these checks need kubectl (with kustomize) on PATH.
+  console.warn('deploy-checks: kubectl is not on PATH; the k8s manifest checks are SKIPPED (install kubectl >= 1.27)');
+}
+const describeWithKubectl = kubectl ? describe : describe.skip;
+
+const secretName = 'rx-secrets';
+const secretKeys = new Set(['redis-password', 'tinker-api-key']);
+const fakeSecret = (secret: string, key: string): string => `fake-${secret}-${key}`;
+const secretLike = /(PASSWORD|SECRET|TOKEN|API_KEY|CREDENTIAL)/;
+
+const isRxContainer = (c: IContainer): boolean => /^(?:[^/]+\/)*rx(?::[^/]+)?$/.test(c.image ?? '');
+const rxWorkloads = (objects: KubeObject[]): Workload[] => workloads(objects).filter((w) => containersOf(w).some(isRxContainer));
+const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined): boolean =>
+  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+
+describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
+  // Rendered lazily (describe bodies run even when skipped).
+  const rendered = new Map<Overlay, KubeObject[]>();
+  const objectsOf = (o: Overlay): KubeObject[] => {
+    if (!rendered.has(o)) rendered.set(o, renderOverlay(o));
+    return rendered.get(o) as KubeObject[];
+  };
+
+  describe.each(overlays)('overlay %s', (overlay) => {
+    let objects: KubeObject[] = [];
+    beforeAll(() => { objects = objectsOf(overlay); });
+
+    it('renders objects that each validate against their Kubernetes OpenAPI schema', () => {
+      expect(objects.length).toBeGreaterThan(5);
+      const invalid = objects.flatMap((o) => {
+        const err = schemaErrors(o);
+        return err ? [`${o.kind}/${o.metadata.name}: ${err}`] : [];
+      });
+      expect(invalid).toEqual([]);
+    });
+
+    it('puts every namespaced object in the rx namespace and labels it part-of rx', () => {
+      const stray = objects
+        .filter((o) => o.kind !== 'Namespace')
+        .filter((o) => o.metadata.namespace !== 'rx' || o.metadata.labels?.['app.kubernetes.io/part-of'] !== 'rx')
+        .map((o) => `${o.kind}/${o.metadata.name}`);
+      expect(stray).toEqual([]);
+      expect(find(objects, 'Namespace', 'rx')).toBeDefined();
+    });
+
+    it('commits no secret: no Secret objects, secret-like env only by secretKeyRef to rx-secrets', () => {
+      expect(objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual([]);
+      const problems: string[] = [];
+      for (const w of workloads(objects)) {
+        for (const c of containersOf(w)) {
+          for (const e of c.env ?? []) {
+            if (secretLike.test(e.name) && !e.valueFrom?.secretKeyRef) problems.push(`${w.name}/${c.name}: ${e.name} is not from a secretKeyRef`);
+            const ref = e.valueFrom?.secretKeyRef;
+            if (ref && (ref.name !== secretName || !secretKeys.has(ref.key))) problems.push(`${w.name}/${c.name}: ${e.name} refers to ${ref.name}/${ref.key}`);
+            if (e.value && /redis:\/\/[^@/]*:[^$@/][^@/]*@/.test(e.value)) problems.push(`${w.name}/${c.name}: ${e.name} has a literal password`);
+          }
+        }
+      }
+      const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
+      for (const cm of configMaps) {
+        for (const key of Object.keys((cm.data as Record<string, string> | undefined) ?? {})) {
+          if (secretLike.test(key)) problems.push(`ConfigMap ${cm.metadata.name} holds ${key}`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('resolves every ConfigMap, PVC and Secret reference and every $(VAR) inside the render', () => {
+      const problems: string[] = [];
+      for (const w of workloads(objects)) {
+        for (const c of containersOf(w)) {
+          const { env, problems: envProblems } = containerEnv(c, objects, fakeSecret);
+          problems.push(...envProblems.map((p) => `${w.name}/${c.name}: ${p}`));
+          for (const [k, v] of Object.entries(env)) if (/\$\([A-Za-z_]/.test(v)) problems.push(`${w.name}/${c.name}: ${k}=${v} has an unresolved $(VAR)`);
+          for (const arg of [...(c.command ?? []), ...(c.args ?? [])]) {
+            const unresolved = [...arg.matchAll(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g)].map((m) => m[1]).filter((n) => !(n in env));
+            if (unresolved.length) problems.push(`${w.name}/${c.name}: argument '${arg}' refers to unset ${unresolved.join(', ')}`);
+          }
+        }
+        for (const v of w.template.spec?.volumes ?? []) {
+          const claim = v.persistentVolumeClaim?.claimName;
+          if (claim && !find(objects, 'PersistentVolumeClaim', claim)) problems.push(`${w.name}: volume ${v.name} claims missing PVC ${claim}`);
+          const cm = v.configMap?.name;
+          if (cm && !find(objects, 'ConfigMap', cm)) problems.push(`${w.name}: volume ${v.name} mounts missing ConfigMap ${cm}`);
+        }
+        const claimTemplates = ((w.object.spec as { volumeClaimTemplates?: Array<{ metadata?: { name?: string } }> }).volumeClaimTemplates ?? []).map((t) => t.metadata?.name);
+        const volumeNames = new Set([...(w.template.spec?.volumes ?? []).map((v) => v.name), ...claimTemplates]);
+        for (const c of containersOf(w)) {
+          for (const m of c.volumeMounts ?? []) if (!volumeNames.has(m.name)) problems.push(`${w.name}/${c.name}: mounts undefined volume ${m.name}`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('gives every rx container /health startup, readiness and liveness probes on its PORT, resources and a non-root context', () => {
+      const problems: string[] = [];
+      for (const w of rxWorkloads(objects)) {
+        const pod = w.template.spec;
+        if (pod?.securityContext?.runAsNonRoot !== true) problems.push(`${w.name}: pod securityContext.runAsNonRoot is not true`);
+        if (pod?.automountServiceAccountToken !== false) problems.push(`${w.name}: automountServiceAccountToken is not false`);
+        for (const c of containersOf(w).filter(isRxContainer)) {
+          const { env } = containerEnv(c, objects, fakeSecret);
+          const port = Number(env.PORT);
+          const httpPort = (c.ports ?? []).find((p) => p.name === 'http');
+          if (!httpPort || httpPort.containerPort !== port) problems.push(`${w.name}: containerPort 'http' ${httpPort?.containerPort} != PORT ${env.PORT}`);
+          for (const kind of ['startupProbe', 'readinessProbe', 'livenessProbe'] as const) {
+            const get = c[kind]?.httpGet;
+            if (!get || get.path !== '/health' || (get.port !== 'http' && get.port !== port)) problems.push(`${w.name}: ${kind} is not GET /health on the http port`);
+          }
+          for (const side of ['requests', 'limits'] as const) {
+            for (const r of ['cpu', 'memory']) if (!c.resources?.[side]?.[r]) problems.push(`${w.name}: no resources.${side}.${r}`);
+          }
+          if (c.securityContext?.allowPrivilegeEscalation !== false) problems.push(`${w.name}: allowPrivilegeEscalation is not false`);
+          if (!c.securityContext?.capabilities?.drop?.includes('ALL')) problems.push(`${w.name}: capabilities are not dropped`);
+          if (c.securityContext?.readOnlyRootFilesystem === true && !(c.volumeMounts ?? []).some((m) => m.mountPath === '/tmp')) {
+            problems.push(`${w.name}: read-only root without a writable /tmp (swc-node caches there)`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('annotates every rx pod for Prometheus on its PORT at /metrics', () => {
+      const problems: string[] = [];
+      for (const w of rxWorkloads(objects)) {
+        const a = w.template.metadata?.annotations ?? {};
+        const c = containersOf(w).find(isRxContainer) as IContainer;
+        const { env } = containerEnv(c, objects, fakeSecret);
+        if (a['prometheus.io/scrape'] !== 'true' || a['prometheus.io/path'] !== '/metrics' || a['prometheus.io/port'] !== env.PORT) {
+          problems.push(`${w.name}: prometheus.io annotations ${JSON.stringify(a)} vs PORT ${env.PORT}`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('runs each rx service as an app that exists, on the port the layout gives it, with a Service in front', () => {
+      const problems: string[] = [];
+      for (const w of rxWorkloads(objects)) {
+        const c = containersOf(w).find(isRxContainer) as IContainer;
+        const { env } = containerEnv(c, objects, fakeSecret);
+        const role = env.RX_ROLE;
+        if (!role || !fs.existsSync(repoPath('apps', role, 'src', 'main.ts'))) problems.push(`${w.name}: RX_ROLE '${role}' is not an app with src/main.ts`);
+        const argv = [...(c.command ?? []), ...(c.args ?? [])];
+        if (argv.length && argv[0] !== 'rx') problems.push(`${w.name}: command ${argv.join(' ')} is not an rx command`);
+        if (argv[0] === 'rx' && !fs.existsSync(repoPath('apps', 'cli', 'src', 'main.ts'))) problems.push(`${w.name}: rx CLI missing`);
+        if (role && rxServices.some((s) => s.app === role) && Number(env.PORT) !== serviceFor(role).port) {
+          problems.push(`${w.name}: PORT ${env.PORT} but ${role} listens on ${serviceFor(role).port}`);
+        }
+        const labels = w.template.metadata?.labels ?? {};
+        const svc = objects.find((o) => o.kind === 'Service' && matches(((o.spec as { selector?: Record<string, string> }).selector) ?? {}, labels));
+        const ports = (svc?.spec as { ports?: Array<{ port: number; targetPort?: string | number }> } | undefined)?.ports ?? [];
+        if (!svc || !ports.some((p) => p.port === Number(env.PORT) && (p.targetPort === 'http' || p.targetPort === Number(env.PORT)))) {
+          problems.push(`${w.name}: no Service on port ${env.PORT} selects it`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('has Services that each select exactly one workload and target a port it declares', () => {
+      const problems: string[] = [];
+      for (const svc of objects.filter((o) => o.kind === 'Service')) {
+        const spec = svc.spec as { selector?: Record<string, string>; ports?: Array<{ port: number; targetPort?: string | number }> };
+        const selected = workloads(objects).filter((w) => matches(spec.selector ?? {}, w.template.metadata?.labels));
+        if (selected.length !== 1) { problems.push(`Service ${svc.metadata.name} selects ${selected.length} workloads`); continue; }
+        const declared = containersOf(selected[0]).flatMap((c) => c.ports ?? []);
+        for (const p of spec.ports ?? []) {
+          const target = p.targetPort ?? p.port;
+          if (!declared.some((d) => d.name === target || d.containerPort === target)) problems.push(`Service ${svc.metadata.name}: targetPort ${target} not declared`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('autoscales sampler and grader with an HPA on CPU, over Deployments that request CPU', () => {
+      const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
+      const targets = hpas.map((h) => (h.spec as { scaleTargetRef: { kind: string; name: string } }).scaleTargetRef);
+      expect(targets.map((t) => t.name).sort()).toEqual(['grader', 'sampler']);
+      for (const t of targets) {
+        const dep = workloads(objects).find((w) => w.kind === t.kind && w.name === t.name);
+        expect(dep).toBeDefined();
+        expect(containersOf(dep as Workload).every((c) => !!c.resources?.requests?.cpu)).toBe(true);
+      }
+    });
+
+    it('runs Redis as a StatefulSet with its password from the Secret, AOF and noeviction', () => {
+      const redis = workloads(objects).find((w) => w.kind === 'StatefulSet' && w.name === 'redis');
+      expect(redis).toBeDefined();
+      const c = containersOf(redis as Workload)[0];
+      const script = [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+      expect(script).toMatch(/requirepass \$REDIS_PASSWORD/);
+      expect(script).toMatch(/--appendonly yes/);
+      expect(script).toMatch(/--maxmemory-policy noeviction/);
+      expect(c.env?.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: secretName, key: 'redis-password' });
+      expect(c.readinessProbe?.exec?.command?.join(' ')).toMatch(/REDISCLI_AUTH=.*redis-cli ping/);
+      const svc = find(objects, 'Service', 'redis');
+      expect((svc?.spec as { ports: Array<{ port: number }> }).ports[0].port).toBe(6379);
+      // Every REDIS_URL carries the password and points at that Service.
+      for (const w of rxWorkloads(objects)) {
+        for (const c2 of containersOf(w).filter(isRxContainer)) {
+          const { env } = containerEnv(c2, objects, fakeSecret);
+          if ('REDIS_URL' in env) expect(env.REDIS_URL).toBe(`redis://:${fakeSecret(secretName, 'redis-password')}@redis:6379`);
+        }
+      }
+    });
+
+    it('runs the controller as a Job: rx run on a spec that exists in the repo, --services external', () => {
+      const job = workloads(objects).find((w) => w.kind === 'Job' && w.name === 'controller');
+      expect(job).toBeDefined();
+      expect(['OnFailure', 'Never']).toContain(job?.template.spec?.restartPolicy);
+      const c = containersOf(job as Workload)[0];
+      const { env } = containerEnv(c, objects, fakeSecret);
+      const args = (c.args ?? []).map((a) => a.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (_, n: string) => env[n] ?? `$(${n})`));
+      expect(args.slice(0, 2)).toEqual(['rx', 'run']);
+      const spec = args[args.indexOf('--spec') + 1];
+      expect(fs.existsSync(repoPath(spec))).toBe(true);
+      expect(args[args.indexOf('--services') + 1]).toBe('external');
+      expect(args[args.indexOf('--out') + 1].startsWith(`${env.RX_DATA_DIR}/`)).toBe(true);
+    });
+
+    it('mounts the shared data PVC at RX_DATA_DIR in every rx pod', () => {
+      for (const w of rxWorkloads(objects)) {
+        const c = containersOf(w).find(isRxContainer) as IContainer;
+        const { env } = containerEnv(c, objects, fakeSecret);
+        const mount = (c.volumeMounts ?? []).find((m) => m.mountPath === env.RX_DATA_DIR);
+        const volume = (w.template.spec?.volumes ?? []).find((v) => v.name === mount?.name);
+        expect({ workload: w.name, claim: volume?.persistentVolumeClaim?.claimName }).toEqual({ workload: w.name, claim: 'rx-data' });
+      }
+    });
+  });
+
+  it('embedded: the policy server is the backend, reached through its Service', () => {
+    const objects = objectsOf('embedded');
+    expect(find(objects, 'Deployment', 'policy-server')).toBeDefined();
+    const port = serviceFor('policy-server').port;
+    const svc = find(objects, 'Service', 'policy-server');
+    expect((svc?.spec as { ports: Array<{ port: number }> }).ports.map((p) => p.port)).toContain(port);
+    for (const w of rxWorkloads(objects).filter((x) => x.name !== 'policy-server')) {
+      const { env, secretRefs } = containerEnv(containersOf(w)[0], objects, fakeSecret);
+      expect({ w: w.name, url: env.RX_BACKEND_URL }).toEqual({ w: w.name, url: `http://policy-server:${port}` });
+      expect(secretRefs.map((r) => r.env)).not.toContain('TINKER_API_KEY');
+    }
+  });
+
+  it('tinker: no policy server; RX_BACKEND_URL is the Tinker service over https; the key comes from the Secret', () => {
+    const objects = objectsOf('tinker');
+    expect(workloads(objects).map((w) => w.name)).not.toContain('policy-server');
+    expect(find(objects, 'Service', 'policy-server')).toBeUndefined();
+    const withKey: string[] = [];
+    for (const w of rxWorkloads(objects)) {
+      const { env, secretRefs } = containerEnv(containersOf(w)[0], objects, fakeSecret);
+      expect(new URL(env.RX_BACKEND_URL).protocol).toBe('https:');
+      const ref = secretRefs.find((r) => r.env === 'TINKER_API_KEY');
+      if (ref) { expect(ref).toEqual({ env: 'TINKER_API_KEY', secret: secretName, key: 'tinker-api-key' }); withKey.push(w.name); }
+    }
+    expect(withKey.length).toBeGreaterThan(0);
+  });
+});
