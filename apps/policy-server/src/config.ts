@@ -1,0 +1,82 @@
+// Configuration of the policy server, from the environment, validated once at boot with zod. A bad value
+// gives one line naming the variable (the API key's value is never printed).
+import { z } from 'zod';
+
+const emptyToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+function intVar(min: number, fallback: number, max = Number.MAX_SAFE_INTEGER) {
+  return z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d+$/, `must be an integer >= ${min}`)
+      .transform(Number)
+      .pipe(z.number().int().min(min, `must be an integer >= ${min}`).max(max, `must be at most ${max}`))
+      .optional()
+      .transform((v) => v ?? fallback),
+  );
+}
+
+export const policyServerConfigSchema = z
+  .object({
+    /** interface to bind; 127.0.0.1 unless told otherwise */
+    HOST: z.preprocess(emptyToUndefined, z.string().trim().min(1).default('127.0.0.1')),
+    /** 0 picks a free port */
+    PORT: intVar(0, 8000, 65535),
+    /** where weights and states of the backend and the tinker:// path index live */
+    RX_DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().min(1).default('runs/policy-server')),
+    /** the model served: the embedded transformer (@rx/embedded-model) or the in-memory test bigram */
+    RX_POLICY_BACKEND: z.preprocess(
+      emptyToUndefined,
+      z.enum(['embedded', 'memory'], { errorMap: () => ({ message: "must be 'embedded' or 'memory'" }) }).default('embedded'),
+    ),
+    /** fixed extra latency added to every /api/v1 request (benchmarks) */
+    RX_POLICY_LATENCY_MS: intVar(0, 0, 600_000),
+    /** largest JSON body accepted (413 beyond) */
+    RX_POLICY_MAX_BODY_BYTES: intVar(1, 16 * 1024 * 1024),
+    /** most tokens one forward_backward or asample may carry (400 beyond) */
+    RX_POLICY_MAX_TOKENS_PER_REQUEST: intVar(1, 262_144),
+    /** how long retrieve_future holds a pending request before answering try_again */
+    RX_POLICY_LONG_POLL_MS: intVar(0, 30_000, 600_000),
+    /** how long a finished future's result is kept */
+    RX_POLICY_FUTURE_TTL_MS: intVar(1, 600_000),
+    /** forward_backward chunk size announced in client/config */
+    RX_POLICY_FWDBWD_MAX_CHUNK_LEN: intVar(1, 1024),
+    /** on SIGTERM, how long running work may finish before the server closes anyway */
+    RX_POLICY_SHUTDOWN_GRACE_MS: intVar(0, 10_000),
+    /** when set, every /api/v1 request must carry it in X-API-Key */
+    RX_POLICY_API_KEY: z.preprocess(emptyToUndefined, z.string().min(8, 'must be at least 8 characters when set').optional()),
+  })
+  .transform((e) => ({
+    host: e.HOST,
+    port: e.PORT,
+    dataDir: e.RX_DATA_DIR,
+    backend: e.RX_POLICY_BACKEND,
+    latencyMs: e.RX_POLICY_LATENCY_MS,
+    maxBodyBytes: e.RX_POLICY_MAX_BODY_BYTES,
+    maxTokensPerRequest: e.RX_POLICY_MAX_TOKENS_PER_REQUEST,
+    longPollMs: e.RX_POLICY_LONG_POLL_MS,
+    futureTtlMs: e.RX_POLICY_FUTURE_TTL_MS,
+    fwdbwdMaxChunkLen: e.RX_POLICY_FWDBWD_MAX_CHUNK_LEN,
+    shutdownGraceMs: e.RX_POLICY_SHUTDOWN_GRACE_MS,
+    apiKey: e.RX_POLICY_API_KEY,
+  }));
+
+export type PolicyServerConfig = z.output<typeof policyServerConfigSchema>;
+
+export class PolicyServerConfigError extends Error {
+  override readonly name = 'PolicyServerConfigError';
+}
+
+/** Parses the environment; throws PolicyServerConfigError with one line naming each bad variable. */
+export function parsePolicyServerConfig(env: Record<string, string | undefined>): PolicyServerConfig {
+  const parsed = policyServerConfigSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`);
+  throw new PolicyServerConfigError(`policy-server configuration: ${issues.join('; ')}`);
+}
+
+/** The configuration with every default, overridden by `overrides` (tests). */
+export function policyServerConfig(overrides: Partial<PolicyServerConfig> = {}): PolicyServerConfig {
+  return { ...parsePolicyServerConfig({}), ...overrides };
+}

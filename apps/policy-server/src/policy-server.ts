@@ -1,0 +1,61 @@
+// Starts the policy server over a PolicyBackend (used by main.ts and by tests) and closes it gracefully:
+// pending long-polls are answered, running work may finish (up to the grace period), then the HTTP server
+// closes. The backend belongs to the caller and is not closed here.
+import type { AddressInfo } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import type { LogLevel } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { PolicyBackend } from '@rx/backend';
+import type { PolicyServerConfig } from './config';
+import { HttpErrorFilter } from './http-error.filter';
+import { apiKeyMiddleware, bodyErrorMiddleware, jsonBodyMiddleware, latencyMiddleware, metricsMiddleware } from './http-middleware';
+import { PolicyServerModule } from './policy-server.module';
+import { TinkerApiService } from './tinker-api.service';
+
+export interface PolicyServer {
+  /** http://host:port */
+  url: string;
+  port: number;
+  app: NestExpressApplication;
+  /** Graceful stop: answers long-polls, lets running work finish (shutdownGraceMs), closes the HTTP server. */
+  close(): Promise<void>;
+}
+
+export interface PolicyServerOptions {
+  /** Nest log levels (default: errors and warnings); false silences Nest */
+  logger?: LogLevel[] | false;
+}
+
+export async function startPolicyServer(
+  config: PolicyServerConfig,
+  backend: PolicyBackend,
+  options: PolicyServerOptions = {},
+): Promise<PolicyServer> {
+  const app = await NestFactory.create<NestExpressApplication>(PolicyServerModule.forRoot(config, backend), {
+    bodyParser: false,
+    abortOnError: false,
+    logger: options.logger ?? ['error', 'warn'],
+  });
+  const api = app.get(TinkerApiService);
+  app.disable('x-powered-by');
+  app.use(metricsMiddleware(api.metrics));
+  app.use(latencyMiddleware(config.latencyMs));
+  app.use(apiKeyMiddleware(config.apiKey));
+  app.use(jsonBodyMiddleware(config));
+  app.use(bodyErrorMiddleware(config));
+  app.useGlobalFilters(new HttpErrorFilter());
+  await app.listen(config.port, config.host);
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      api.futures.beginShutdown();
+      await api.futures.drain(config.shutdownGraceMs);
+      await app.close();
+    })();
+    return closing;
+  };
+  return { url: `http://${host}:${port}`, port, app, close };
+}

@@ -1,0 +1,117 @@
+// The /api/v1 routes of the Tinker protocol subset. Thin: each hands its body (and X-Idempotency-Key) to
+// TinkerApiService. Every route answers 200 like the Tinker service (POST included).
+import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { TinkerApiService } from './tinker-api.service';
+
+const IDEMPOTENCY = 'x-idempotency-key';
+
+@Controller('api/v1')
+export class TinkerApiController {
+  constructor(private readonly api: TinkerApiService) {}
+
+  @Get('healthz')
+  healthz(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Post('client/config')
+  @HttpCode(200)
+  clientConfig(@Body() body: unknown): Record<string, unknown> {
+    return this.api.clientConfig(body);
+  }
+
+  @Post('client/dynamic_config')
+  @HttpCode(200)
+  dynamicConfig(): Record<string, unknown> {
+    return this.api.dynamicConfig();
+  }
+
+  @Post('create_session')
+  @HttpCode(200)
+  createSession(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.createSession(body, key);
+  }
+
+  @Post('session_heartbeat')
+  @HttpCode(200)
+  heartbeat(@Body() body: unknown): Record<string, unknown> {
+    return this.api.heartbeat(body);
+  }
+
+  @Post('telemetry')
+  @HttpCode(200)
+  telemetry(): { status: string } {
+    return { status: 'accepted' };
+  }
+
+  @Post('create_model')
+  @HttpCode(200)
+  createModel(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.createModel(body, key);
+  }
+
+  @Post('get_info')
+  @HttpCode(200)
+  getInfo(@Body() body: unknown): Record<string, unknown> {
+    return this.api.getInfo(body);
+  }
+
+  @Post('forward_backward')
+  @HttpCode(200)
+  forwardBackward(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.forwardBackward(body, key);
+  }
+
+  @Post('optim_step')
+  @HttpCode(200)
+  optimStep(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.optimStep(body, key);
+  }
+
+  @Post('save_weights')
+  @HttpCode(200)
+  saveWeights(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.saveWeights(body, key);
+  }
+
+  @Post('load_weights')
+  @HttpCode(200)
+  loadWeights(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.loadWeights(body, key);
+  }
+
+  @Post('save_weights_for_sampler')
+  @HttpCode(200)
+  saveWeightsForSampler(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.saveWeightsForSampler(body, key);
+  }
+
+  @Post('unload_model')
+  @HttpCode(200)
+  unloadModel(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.unloadModel(body, key);
+  }
+
+  @Post('create_sampling_session')
+  @HttpCode(200)
+  createSamplingSession(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.createSamplingSession(body, key);
+  }
+
+  @Get('samplers/:id')
+  getSampler(@Param('id') id: string): Record<string, unknown> {
+    return this.api.getSampler(id);
+  }
+
+  @Post('asample')
+  @HttpCode(200)
+  asample(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.asample(body, key);
+  }
+
+  @Post('retrieve_future')
+  @HttpCode(200)
+  retrieveFuture(@Body() body: unknown): Promise<unknown> {
+    return this.api.retrieveFuture(body);
+  }
+}

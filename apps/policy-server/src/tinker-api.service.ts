@@ -1,0 +1,435 @@
+// The Tinker protocol subset, served over any PolicyBackend: sessions, LoRA training clients (run in seq_id
+// order), futures with long-poll, tinker:// paths for saved weights and states, sampling sessions.
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import {
+  DatumShapeError,
+  createModelRequestSchema,
+  createSamplingSessionRequestSchema,
+  createSessionRequestSchema,
+  forwardBackwardRequestSchema,
+  formatTinkerPath,
+  isValidCheckpointName,
+  loadWeightsRequestSchema,
+  modelInputToTokens,
+  optimStepRequestSchema,
+  parseTinkerPath,
+  retrieveFutureRequestSchema,
+  sampleRequestSchema,
+  saveWeightsForSamplerRequestSchema,
+  saveWeightsRequestSchema,
+  sessionHeartbeatRequestSchema,
+  wireToDatum,
+  type Datum,
+  type PolicyBackend,
+  type SamplingClient,
+  type TrainingClient,
+  type UntypedApiFuture,
+} from '@rx/backend';
+import { z, type ZodType, type ZodTypeDef } from 'zod';
+import { apiError, invalidRequest } from './api-error';
+import type { PolicyServerConfig } from './config';
+import { FutureStore, errorCategory } from './futures.store';
+import { IdempotencyCache } from './idempotency.cache';
+import { ModelSequencer, SeqConflictError } from './model-sequencer';
+import { PathIndex } from './path-index';
+import { ServerMetrics } from './server-metrics';
+import { POLICY_BACKEND, POLICY_SERVER_CONFIG } from './tokens';
+
+interface ModelRecord {
+  modelId: string;
+  sessionId: string;
+  baseModel: string;
+  rank: number;
+  client: TrainingClient;
+  sequencer: ModelSequencer;
+}
+
+interface SamplerRecord {
+  samplerId: string;
+  baseModel: string;
+  modelPath: string | null;
+  client: SamplingClient;
+}
+
+/** A failure the caller caused; reported with category 'user'. */
+class CallerError extends Error {
+  readonly category = 'user' as const;
+}
+
+const modelIdBodySchema = z.object({ model_id: z.string().min(1) });
+
+function parse<T>(what: string, schema: ZodType<T, ZodTypeDef, unknown>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw invalidRequest(what, parsed.error);
+  return parsed.data;
+}
+
+@Injectable()
+export class TinkerApiService implements OnModuleDestroy {
+  readonly futures: FutureStore;
+  readonly metrics: ServerMetrics;
+  private readonly idempotency: IdempotencyCache;
+  private readonly paths: PathIndex;
+  private readonly sessions = new Map<string, { createdAt: number; lastHeartbeatAt: number }>();
+  private readonly models = new Map<string, ModelRecord>();
+  private readonly reservedModelIds = new Set<string>();
+  private readonly samplers = new Map<string, SamplerRecord>();
+
+  constructor(
+    @Inject(POLICY_SERVER_CONFIG) private readonly config: PolicyServerConfig,
+    @Inject(POLICY_BACKEND) private readonly backend: PolicyBackend,
+  ) {
+    this.metrics = new ServerMetrics(() => this.futures.pendingCount());
+    this.futures = new FutureStore(config.futureTtlMs, (outcome) => this.metrics.futuresSettled.inc({ outcome }));
+    this.idempotency = new IdempotencyCache(config.futureTtlMs);
+    this.paths = new PathIndex(config.dataDir);
+  }
+
+  onModuleDestroy(): void {
+    this.futures.close();
+    this.metrics.stop();
+  }
+
+  get backendKind(): PolicyBackend['kind'] {
+    return this.backend.kind;
+  }
+
+  ping(): Promise<boolean> {
+    return this.backend.ping();
+  }
+
+  // ---- startup and sessions ----
+
+  clientConfig(body: unknown): Record<string, unknown> {
+    parse('client/config', z.object({ sdk_version: z.string() }), body);
+    return {
+      pjwt_auth_enabled: false,
+      proto_compress_fwdbwd: false,
+      parallel_fwdbwd_chunks: false,
+      fwdbwd_max_chunk_len: this.config.fwdbwdMaxChunkLen,
+      fwdbwd_max_chunk_bytes_count: Math.max(1024, Math.floor(this.config.maxBodyBytes / 2)),
+    };
+  }
+
+  dynamicConfig(): Record<string, unknown> {
+    return { refresh_interval_sec: 300 };
+  }
+
+  createSession(body: unknown, key: string | undefined): Promise<Record<string, unknown>> {
+    parse('create_session', createSessionRequestSchema, body);
+    return this.idempotency.run('create_session', key, async () => {
+      const sessionId = randomUUID();
+      this.sessions.set(sessionId, { createdAt: Date.now(), lastHeartbeatAt: Date.now() });
+      return { session_id: sessionId, type: 'create_session' };
+    });
+  }
+
+  heartbeat(body: unknown): Record<string, unknown> {
+    const { session_id } = parse('session_heartbeat', sessionHeartbeatRequestSchema, body);
+    const session = this.sessions.get(session_id);
+    if (!session) throw apiError(404, `unknown session_id '${session_id}'`);
+    session.lastHeartbeatAt = Date.now();
+    return { type: 'session_heartbeat' };
+  }
+
+  private requireSession(sessionId: string): void {
+    if (!this.sessions.has(sessionId)) throw apiError(404, `unknown session_id '${sessionId}'; call create_session first`);
+  }
+
+  // ---- training ----
+
+  createModel(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = parse('create_model', createModelRequestSchema, body);
+    this.requireSession(req.session_id);
+    return this.idempotency.run('create_model', key, async () => {
+      const modelId = `${req.session_id}:train:${req.model_seq_id}`;
+      if (this.models.has(modelId) || this.reservedModelIds.has(modelId)) {
+        throw apiError(409, `model_seq_id ${req.model_seq_id} was already used in this session`);
+      }
+      this.reservedModelIds.add(modelId);
+      const work = (async () => {
+        try {
+          const client = await this.backend.createLoraTrainingClient({
+            baseModel: req.base_model,
+            rank: req.lora_config.rank,
+            seed: req.lora_config.seed ?? 0,
+          });
+          this.models.set(modelId, {
+            modelId,
+            sessionId: req.session_id,
+            baseModel: req.base_model,
+            rank: req.lora_config.rank,
+            client,
+            sequencer: new ModelSequencer(),
+          });
+          return { model_id: modelId, type: 'create_model' };
+        } finally {
+          this.reservedModelIds.delete(modelId);
+        }
+      })();
+      return { request_id: this.futures.create(work), model_id: modelId };
+    });
+  }
+
+  getInfo(body: unknown): Record<string, unknown> {
+    const { model_id } = parse('get_info', modelIdBodySchema, body);
+    const m = this.model(model_id);
+    return {
+      model_id,
+      model_data: { model_name: m.baseModel, tokenizer_id: m.baseModel },
+      is_lora: true,
+      lora_rank: m.rank,
+      model_name: m.baseModel,
+      type: 'get_info',
+    };
+  }
+
+  forwardBackward(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = parse('forward_backward', forwardBackwardRequestSchema, body);
+    const input = req.forward_backward_input;
+    if (input.loss_fn !== 'importance_sampling') {
+      throw apiError(400, `loss_fn '${input.loss_fn}' is not supported by this server (importance_sampling only)`);
+    }
+    if (input.data.length === 0) throw apiError(400, 'forward_backward: forward_backward_input.data is empty');
+    let datums: Datum[];
+    try {
+      datums = input.data.map((d, i) => wireToDatum(d, i));
+    } catch (err) {
+      if (err instanceof DatumShapeError) throw apiError(400, `forward_backward: ${err.message}`);
+      throw err;
+    }
+    this.checkTokens('forward_backward', datums.reduce((n, d) => n + d.inputTokens.length, 0));
+    return this.submitTraining('forward_backward', key, req.model_id, req.seq_id, async (m) => {
+      const res = await m.client.forwardBackward(datums, 'importance_sampling');
+      return {
+        loss_fn_output_type: 'importance_sampling',
+        loss_fn_outputs: res.logprobs.map((lp) => ({ logprobs: { data: lp, dtype: 'float32', shape: [lp.length] } })),
+        metrics: { 'loss:sum': res.loss },
+      };
+    });
+  }
+
+  optimStep(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = parse('optim_step', optimStepRequestSchema, body);
+    const adam = req.adam_params;
+    if (adam.grad_clip_norm > 0) throw apiError(400, 'optim_step: grad_clip_norm > 0 is not supported by this server');
+    return this.submitTraining('optim_step', key, req.model_id, req.seq_id, async (m) => {
+      const { step } = await m.client.optimStep({
+        learningRate: adam.learning_rate,
+        beta1: adam.beta1,
+        beta2: adam.beta2,
+        eps: adam.eps,
+        weightDecay: adam.weight_decay,
+      });
+      return { metrics: { 'step:max': step } };
+    });
+  }
+
+  saveWeights(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = parse('save_weights', saveWeightsRequestSchema, body);
+    const name = req.path ?? `state-${req.seq_id}`;
+    this.checkName('save_weights', name);
+    return this.submitTraining('save_weights', key, req.model_id, req.seq_id, async (m) => {
+      const tinkerPath = formatTinkerPath({ runId: m.modelId, kind: 'weights', name });
+      if (this.paths.has(tinkerPath) && !req.overwrite) {
+        throw new CallerError(`training state '${tinkerPath}' already exists; save under another name or send overwrite: true`);
+      }
+      const backendPath = await m.client.saveState(name);
+      this.paths.set(tinkerPath, { backendPath, baseModel: m.baseModel });
+      return { path: tinkerPath, type: 'save_weights' };
+    });
+  }
+
+  loadWeights(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = parse('load_weights', loadWeightsRequestSchema, body);
+    if (!req.model_id || !req.seq_id) {
+      throw apiError(400, 'load_weights: this server loads into an existing training client (send model_id and seq_id)');
+    }
+    if (!req.optimizer) throw apiError(400, 'load_weights: this server loads weights together with the optimizer state (optimizer: true)');
+    if (parseTinkerPath(req.path)?.kind !== 'weights') {
+      throw apiError(400, `load_weights: '${req.path}' is not a tinker://<run>/weights/<name> path from save_weights`);
+    }
+    return this.submitTraining('load_weights', key, req.model_id, req.seq_id, async (m) => {
+      const entry = this.paths.get(req.path);
+      if (!entry) throw new CallerError(`no training state at '${req.path}'`);
+      if (entry.baseModel !== m.baseModel) {
+        throw new CallerError(`'${req.path}' was saved from base model ${entry.baseModel}, this model is ${m.baseModel}`);
+      }
+      await m.client.loadState(entry.backendPath);
+      return { path: req.path, type: 'load_weights' };
+    });
+  }
+
+  saveWeightsForSampler(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = parse('save_weights_for_sampler', saveWeightsForSamplerRequestSchema, body);
+    const ephemeralSeq = req.sampling_session_seq_id;
+    if (!req.path && (ephemeralSeq === undefined || ephemeralSeq === null)) {
+      throw apiError(400, 'save_weights_for_sampler: send a path (a name) or a sampling_session_seq_id');
+    }
+    const name = req.path ?? `ephemeral-${req.seq_id}`;
+    this.checkName('save_weights_for_sampler', name);
+    return this.submitTraining('save_weights_for_sampler', key, req.model_id, req.seq_id, async (m) => {
+      const backendPath = await m.client.saveWeightsForSampler(name);
+      if (req.path) {
+        const tinkerPath = formatTinkerPath({ runId: m.modelId, kind: 'sampler_weights', name });
+        this.paths.set(tinkerPath, { backendPath, baseModel: m.baseModel });
+        return { path: tinkerPath, type: 'save_weights_for_sampler' };
+      }
+      const samplerId = `${m.sessionId}:sample:${ephemeralSeq}`;
+      if (this.samplers.has(samplerId)) throw new CallerError(`sampling_session_seq_id ${ephemeralSeq} was already used`);
+      const client = await this.backend.createSamplingClient(backendPath);
+      this.samplers.set(samplerId, { samplerId, baseModel: m.baseModel, modelPath: null, client });
+      return { path: null, sampling_session_id: samplerId, type: 'save_weights_for_sampler' };
+    });
+  }
+
+  unloadModel(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const { model_id } = parse('unload_model', modelIdBodySchema, body);
+    this.model(model_id);
+    return this.idempotency.run('unload_model', key, async () => {
+      const work = Promise.resolve().then(() => {
+        this.models.delete(model_id);
+        return { model_id, type: 'unload_model' };
+      });
+      return { request_id: this.futures.create(work), model_id };
+    });
+  }
+
+  private submitTraining(
+    endpoint: string,
+    key: string | undefined,
+    modelId: string,
+    seq: number,
+    run: (m: ModelRecord) => Promise<unknown>,
+  ): Promise<UntypedApiFuture> {
+    const model = this.model(modelId);
+    return this.idempotency.run(endpoint, key, async () => {
+      let work: Promise<unknown>;
+      try {
+        work = model.sequencer.enqueue(seq, () => run(model));
+      } catch (err) {
+        if (err instanceof SeqConflictError) throw apiError(409, `${endpoint}: ${err.message}`);
+        throw err;
+      }
+      return { request_id: this.futures.create(work), model_id: modelId };
+    });
+  }
+
+  private model(modelId: string): ModelRecord {
+    const m = this.models.get(modelId);
+    if (!m) throw apiError(404, `unknown model_id '${modelId}'`);
+    return m;
+  }
+
+  private checkName(endpoint: string, name: string): void {
+    if (!isValidCheckpointName(name)) {
+      throw apiError(400, `${endpoint}: '${name}' is not a checkpoint name (letters, digits, '.', '_', '-')`);
+    }
+  }
+
+  private checkTokens(endpoint: string, tokens: number): void {
+    const limit = this.config.maxTokensPerRequest;
+    if (tokens > limit) {
+      throw apiError(400, `${endpoint}: ${tokens} tokens in one request; this server takes at most ${limit} (RX_POLICY_MAX_TOKENS_PER_REQUEST)`);
+    }
+  }
+
+  // ---- sampling ----
+
+  createSamplingSession(body: unknown, key: string | undefined): Promise<Record<string, unknown>> {
+    const req = parse('create_sampling_session', createSamplingSessionRequestSchema, body);
+    this.requireSession(req.session_id);
+    if (!req.model_path) {
+      throw apiError(400, 'create_sampling_session: send model_path (a tinker:// path from save_weights_for_sampler); sampling a bare base model is not supported here');
+    }
+    const modelPath = req.model_path;
+    if (parseTinkerPath(modelPath)?.kind !== 'sampler_weights') {
+      throw apiError(400, `create_sampling_session: '${modelPath}' is not a tinker://<run>/sampler_weights/<name> path`);
+    }
+    const entry = this.paths.get(modelPath);
+    if (!entry) throw apiError(404, `create_sampling_session: no sampler weights at '${modelPath}'`);
+    return this.idempotency.run('create_sampling_session', key, async () => {
+      const samplerId = `${req.session_id}:sample:${req.sampling_session_seq_id}`;
+      if (this.samplers.has(samplerId)) throw apiError(409, `sampling_session_seq_id ${req.sampling_session_seq_id} was already used in this session`);
+      let client: SamplingClient;
+      try {
+        client = await this.backend.createSamplingClient(entry.backendPath);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        throw apiError(errorCategory(err) === 'user' ? 400 : 500, `create_sampling_session: ${message}`);
+      }
+      this.samplers.set(samplerId, { samplerId, baseModel: entry.baseModel, modelPath, client });
+      return { sampling_session_id: samplerId, type: 'create_sampling_session' };
+    });
+  }
+
+  getSampler(samplerId: string): Record<string, unknown> {
+    const s = this.samplers.get(samplerId);
+    if (!s) throw apiError(404, `unknown sampler '${samplerId}'`);
+    return { sampler_id: s.samplerId, base_model: s.baseModel, model_path: s.modelPath };
+  }
+
+  asample(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = parse('asample', sampleRequestSchema, body);
+    if (!req.sampling_session_id) throw apiError(400, 'asample: send sampling_session_id (from create_sampling_session)');
+    const sampler = this.samplers.get(req.sampling_session_id);
+    if (!sampler) throw apiError(404, `asample: unknown sampling_session_id '${req.sampling_session_id}'`);
+    const p = req.sampling_params;
+    if (p.max_tokens === undefined || p.max_tokens === null) throw apiError(400, 'asample: sampling_params.max_tokens is required');
+    const maxTokens = p.max_tokens;
+    const stop = p.stop ?? [];
+    if (typeof stop === 'string' || stop.some((s) => typeof s !== 'number')) {
+      throw apiError(400, 'asample: sampling_params.stop must be token ids on this server (stop strings are not supported)');
+    }
+    const stopTokens = stop as number[];
+    if (p.top_k !== -1 || p.top_p !== 1) throw apiError(400, 'asample: top_k and top_p are not supported by this server (send -1 and 1)');
+    if (req.topk_prompt_logprobs > 0) throw apiError(400, 'asample: topk_prompt_logprobs is not supported by this server');
+    let prompt: number[];
+    try {
+      prompt = modelInputToTokens(req.prompt);
+    } catch (err) {
+      if (err instanceof DatumShapeError) throw apiError(400, `asample: ${err.message}`);
+      throw err;
+    }
+    if (prompt.length === 0) throw apiError(400, 'asample: the prompt is empty');
+    this.checkTokens('asample', prompt.length + req.num_samples * maxTokens);
+    return this.idempotency.run('asample', key, async () => {
+      const work = (async () => {
+        const sequences = await sampler.client.sample(prompt, req.num_samples, {
+          maxTokens,
+          temperature: p.temperature,
+          stopTokens,
+          ...(p.seed !== undefined && p.seed !== null ? { seed: p.seed } : {}),
+        });
+        const promptLogprobs = req.prompt_logprobs ? await sampler.client.computeLogprobs(prompt) : undefined;
+        return {
+          sequences: sequences.map((s) => ({ stop_reason: s.stopReason, tokens: s.tokens, logprobs: s.logprobs })),
+          ...(promptLogprobs ? { prompt_logprobs: promptLogprobs } : {}),
+          prompt_cache_hit_tokens: 0,
+          type: 'sample',
+        };
+      })();
+      return { request_id: this.futures.create(work) };
+    });
+  }
+
+  // ---- futures ----
+
+  async retrieveFuture(body: unknown): Promise<unknown> {
+    const req = parse('retrieve_future', retrieveFutureRequestSchema, body);
+    const outcome = await this.futures.wait(req.request_id, this.config.longPollMs);
+    switch (outcome.status) {
+      case 'unknown':
+        throw apiError(404, `unknown request_id '${req.request_id}'`);
+      case 'expired':
+        throw apiError(410, `the result of '${req.request_id}' has expired (kept ${this.config.futureTtlMs} ms)`);
+      case 'pending':
+        return { type: 'try_again', request_id: req.request_id, queue_state: 'active' };
+      case 'failed':
+        return { error: outcome.error, category: outcome.category };
+      case 'done':
+        return outcome.result;
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export * from './fault-proxy';
+export * from './in-memory-policy-backend';

@@ -1,0 +1,140 @@
+// TinkerBackend: the PolicyBackend of real runs, a client of the Tinker HTTP API as the Python SDK speaks it
+// (JSON wire; see ../shared/notes/tinker-protocol.md). The same client drives apps/policy-server.
+import type { LoraConfig, PolicyBackend, SamplingClient, TrainingClient } from '../policy-backend';
+import { parseTinkerEnv } from './tinker-config';
+import { TinkerCore, type TinkerLogger } from './tinker-core';
+import { TinkerClosedError, TinkerError } from './tinker-errors';
+import { TinkerHttp, type TinkerRetryEvent } from './tinker-http';
+import { DEFAULT_RETRY_POLICY } from './tinker-retry';
+import { TinkerSamplingClient } from './tinker-sampling-client';
+import { TinkerTrainingClient } from './tinker-training-client';
+import {
+  TINKER_API_PREFIX,
+  TINKER_WIRE_SDK_VERSION,
+  createModelResponseSchema,
+  createSamplingSessionResponseSchema,
+  healthResponseSchema,
+} from './tinker-wire.schema';
+
+export interface TinkerBackendOptions {
+  /** e.g. https://tinker.thinkingmachines.dev/services/tinker-prod; `/api/v1/...` is appended */
+  baseUrl: string;
+  apiKey: string;
+  /** per-request timeout (default 60 s) */
+  timeoutMs?: number;
+  /** retries after the first attempt on 5xx/408/429/connection loss/timeouts (default 5) */
+  retries?: number;
+  /** first back-off delay (default 500 ms), doubled per retry up to retryMaxDelayMs (default 10 s), with jitter */
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  /** timeout of one retrieve_future long-poll (default 45 s; the server holds a poll about 30 s) */
+  pollTimeoutMs?: number;
+  /** how long to wait for one future's result in all (default 1 h) */
+  futureTimeoutMs?: number;
+  /** session heartbeat period (default 10 s) */
+  heartbeatIntervalMs?: number;
+  /** session tags (TINKER_TAGS in the SDK) */
+  tags?: string[];
+  /** called before each retry (for logs and tests) */
+  onRetry?: (event: TinkerRetryEvent) => void;
+  logger?: TinkerLogger;
+}
+
+const stderrLogger: TinkerLogger = { warn: (m) => process.stderr.write(`tinker: ${m}\n`) };
+
+export class TinkerBackend implements PolicyBackend {
+  readonly kind = 'tinker' as const;
+  private readonly core: TinkerCore;
+
+  /** Reads TINKER_BASE_URL (default: the production service) and TINKER_API_KEY; throws TinkerConfigError. */
+  static fromEnv(env: Record<string, string | undefined> = process.env, options: Omit<TinkerBackendOptions, 'baseUrl' | 'apiKey'> = {}): TinkerBackend {
+    const parsed = parseTinkerEnv(env);
+    return new TinkerBackend({ ...options, baseUrl: parsed.TINKER_BASE_URL, apiKey: parsed.TINKER_API_KEY });
+  }
+
+  constructor(options: TinkerBackendOptions) {
+    if (!/^https?:\/\//.test(options.baseUrl)) throw new TinkerError(`TinkerBackend: baseUrl must be an http(s) URL (got '${options.baseUrl}')`);
+    if (!options.apiKey) throw new TinkerError('TinkerBackend: apiKey is empty');
+    const http = new TinkerHttp({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      retry: {
+        retries: options.retries ?? DEFAULT_RETRY_POLICY.retries,
+        baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+        maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+      },
+      userAgent: `rx-tinker-ts/0.1.0 (tinker JSON wire ${TINKER_WIRE_SDK_VERSION})`,
+      onRetry: options.onRetry,
+    });
+    this.core = new TinkerCore(http, {
+      pollTimeoutMs: options.pollTimeoutMs ?? 45_000,
+      futureTimeoutMs: options.futureTimeoutMs ?? 3_600_000,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
+      tags: options.tags ?? [],
+      logger: options.logger ?? stderrLogger,
+    });
+  }
+
+  get baseUrl(): string {
+    return this.core.http.baseUrl;
+  }
+
+  async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
+    this.assertOpen('createLoraTrainingClient');
+    if (!Number.isInteger(config.rank) || config.rank < 1) throw new TinkerError(`createLoraTrainingClient: rank must be a positive integer (got ${config.rank})`);
+    const session = await this.core.ensureSession();
+    const res = await this.core.submitAndAwait(
+      'create_model',
+      {
+        session_id: session.sessionId,
+        model_seq_id: this.core.nextModelSeqId(),
+        base_model: config.baseModel,
+        lora_config: { rank: config.rank, seed: config.seed, train_unembed: true, train_mlp: true, train_attn: true },
+        type: 'create_model',
+      },
+      'CreateModel',
+      createModelResponseSchema,
+    );
+    return new TinkerTrainingClient(this.core, res.model_id);
+  }
+
+  async createSamplingClient(modelPath: string): Promise<SamplingClient> {
+    this.assertOpen('createSamplingClient');
+    if (!modelPath.startsWith('tinker://')) {
+      throw new TinkerError(`createSamplingClient: expected a tinker:// path from saveWeightsForSampler (got '${modelPath}')`);
+    }
+    const session = await this.core.ensureSession();
+    const res = await this.core.post(
+      'create_sampling_session',
+      {
+        session_id: session.sessionId,
+        sampling_session_seq_id: this.core.nextSamplingSessionSeqId(),
+        model_path: modelPath,
+        type: 'create_sampling_session',
+      },
+      createSamplingSessionResponseSchema,
+    );
+    return new TinkerSamplingClient(this.core, modelPath, res.sampling_session_id);
+  }
+
+  /** GET /api/v1/healthz once (no retries, 5 s at most). */
+  async ping(): Promise<boolean> {
+    if (this.core.http.closed) return false;
+    try {
+      const res = await this.core.http.request({ method: 'GET', path: `${TINKER_API_PREFIX}/healthz`, retries: 0, timeoutMs: 5_000 });
+      return healthResponseSchema.safeParse(res.body).success && (res.body as { status: string }).status === 'ok';
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops the heartbeat and aborts calls in flight; the backend cannot be used afterwards. */
+  async close(): Promise<void> {
+    this.core.close();
+  }
+
+  private assertOpen(what: string): void {
+    if (this.core.http.closed) throw new TinkerClosedError(`TinkerBackend.${what}: the backend is closed`);
+  }
+}

@@ -1,0 +1,58 @@
+// Errors of the Tinker client. Each says which endpoint, what happened and, for HTTP errors, the status and
+// what the server answered (truncated). None carries the API key or request headers.
+import type { RequestErrorCategory } from './tinker-wire.schema';
+
+export class TinkerError extends Error {
+  override name = 'TinkerError';
+}
+
+/** TINKER_* environment missing or malformed (a user mistake: printed as one line). */
+export class TinkerConfigError extends TinkerError {
+  override name = 'TinkerConfigError';
+}
+
+/** The server answered with a non-2xx status that is not retried, or kept answering a retryable one. */
+export class TinkerApiError extends TinkerError {
+  override name = 'TinkerApiError';
+  constructor(
+    readonly endpoint: string,
+    readonly status: number,
+    /** the response body, truncated */
+    readonly body: string,
+    readonly attempts: number,
+    detail: string,
+  ) {
+    super(`Tinker ${endpoint} answered HTTP ${status} after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${detail}`);
+  }
+}
+
+/** No answer: connection refused/reset, DNS failure, or the per-request timeout, after all retries. */
+export class TinkerConnectionError extends TinkerError {
+  override name = 'TinkerConnectionError';
+  constructor(
+    readonly endpoint: string,
+    readonly attempts: number,
+    readonly reason: string,
+    readonly timedOut: boolean,
+  ) {
+    super(`Tinker ${endpoint}: ${reason} after ${attempts} attempt${attempts === 1 ? '' : 's'}`);
+  }
+}
+
+/** A future completed with `{error, category}`: the work request itself failed on the server. */
+export class TinkerRequestFailedError extends TinkerError {
+  override name = 'TinkerRequestFailedError';
+  constructor(
+    readonly endpoint: string,
+    readonly requestId: string,
+    readonly category: RequestErrorCategory,
+    readonly serverMessage: string,
+  ) {
+    super(`Tinker ${endpoint} (request ${requestId}) failed [${category}]: ${serverMessage}`);
+  }
+}
+
+/** The client was closed while a call was in flight, or used after close(). */
+export class TinkerClosedError extends TinkerError {
+  override name = 'TinkerClosedError';
+}

@@ -1,0 +1,84 @@
+// A sampling client on the Tinker service: `asample` for completions (tokens, per-token sampling logprobs,
+// stop reason) and, as the SDK does, a 1-token sample with prompt_logprobs for computeLogprobs.
+import type { SampleParams, SampledSequence, SamplingClient } from '../policy-backend';
+import type { TinkerCore } from './tinker-core';
+import { tokensToModelInput } from './tinker-datum';
+import { TinkerApiError, TinkerError } from './tinker-errors';
+import { sampleResponseSchema, type SampleResponse } from './tinker-wire.schema';
+
+/** How often an expired sampling future (HTTP 410) is resubmitted before giving up. */
+const MAX_RESUBMITS = 2;
+
+function assertTokens(what: string, tokens: number[]): void {
+  if (tokens.length === 0) throw new TinkerError(`${what}: the token list is empty`);
+  const bad = tokens.findIndex((t) => !Number.isInteger(t) || t < 0);
+  if (bad >= 0) throw new TinkerError(`${what}: tokens[${bad}] = ${tokens[bad]} is not a token id`);
+}
+
+export class TinkerSamplingClient implements SamplingClient {
+  private seq = 0;
+
+  constructor(
+    private readonly core: TinkerCore,
+    readonly modelPath: string,
+    readonly samplingSessionId: string,
+  ) {}
+
+  async sample(promptTokens: number[], numSamples: number, params: SampleParams): Promise<SampledSequence[]> {
+    assertTokens('sample', promptTokens);
+    if (!Number.isInteger(numSamples) || numSamples < 1) throw new TinkerError(`sample: numSamples must be a positive integer (got ${numSamples})`);
+    if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1) throw new TinkerError(`sample: maxTokens must be a positive integer (got ${params.maxTokens})`);
+    if (!(params.temperature >= 0)) throw new TinkerError(`sample: temperature must be >= 0 (got ${params.temperature})`);
+    const res = await this.asample(promptTokens, numSamples, {
+      max_tokens: params.maxTokens,
+      temperature: params.temperature,
+      top_k: -1,
+      top_p: 1,
+      ...(params.stopTokens && params.stopTokens.length > 0 ? { stop: params.stopTokens } : {}),
+      ...(params.seed !== undefined ? { seed: params.seed } : {}),
+    }, false);
+    if (res.sequences.length !== numSamples) {
+      throw new TinkerError(`asample: asked for ${numSamples} samples, the server returned ${res.sequences.length}`);
+    }
+    return res.sequences.map((s, i) => {
+      if (!s.logprobs || s.logprobs.length !== s.tokens.length) {
+        throw new TinkerError(`asample: sequence ${i} has ${s.logprobs?.length ?? 'no'} logprobs for ${s.tokens.length} tokens`);
+      }
+      return { tokens: s.tokens, logprobs: s.logprobs, stopReason: s.stop_reason };
+    });
+  }
+
+  async computeLogprobs(tokens: number[]): Promise<(number | null)[]> {
+    assertTokens('computeLogprobs', tokens);
+    const res = await this.asample(tokens, 1, { max_tokens: 1, temperature: 1, top_k: -1, top_p: 1 }, true);
+    const lps = res.prompt_logprobs;
+    if (!lps || lps.length !== tokens.length) {
+      throw new TinkerError(`asample: asked for prompt logprobs of ${tokens.length} tokens, got ${lps?.length ?? 'none'}`);
+    }
+    return [null, ...lps.slice(1)];
+  }
+
+  private async asample(tokens: number[], numSamples: number, samplingParams: Record<string, unknown>, promptLogprobs: boolean): Promise<SampleResponse> {
+    for (let resubmit = 0; ; resubmit++) {
+      const body = {
+        sampling_session_id: this.samplingSessionId,
+        seq_id: this.seq++,
+        num_samples: numSamples,
+        prompt: tokensToModelInput(tokens),
+        sampling_params: samplingParams,
+        ...(promptLogprobs ? { prompt_logprobs: true } : {}),
+        topk_prompt_logprobs: 0,
+        type: 'sample',
+      };
+      try {
+        return await this.core.submitAndAwait('asample', body, 'Sample', sampleResponseSchema, {
+          headers: { 'X-Tinker-Sampling-Backpressure': '1' },
+        });
+      } catch (err) {
+        // An expired sampling future is resubmitted (sampling has no side effects), as the SDK does.
+        if (err instanceof TinkerApiError && err.status === 410 && resubmit < MAX_RESUBMITS) continue;
+        throw err;
+      }
+    }
+  }
+}
