@@ -1,1 +1,6 @@
-export {};
+export * from './gsm8k-answer';
+export * from './boxed-answer';
+export * from './math-grade';
+export * from './problem-reward';
+export { normalizeAnswer, normalizeExpression } from './answer-normalize';
+export { latexToText } from './latex-to-text';
