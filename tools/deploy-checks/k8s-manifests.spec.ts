@@ -16,6 +16,8 @@ if (!kubectl) {
 const describeWithKubectl = kubectl ? describe : describe.skip;
 
 const secretName = 'rx-secrets';
+// Created by hand next to the Secret (docs/deploy.md): the published spec for the tinker overlay.
+const externalConfigMaps: ReadonlyMap<string, readonly string[]> = new Map([['rx-spec', ['spec.json']]]);
 const secretKeys = new Set(['redis-password', 'tinker-api-key']);
 const fakeSecret = (secret: string, key: string): string => `fake-${secret}-${key}`;
 const secretLike = /(PASSWORD|SECRET|TOKEN|API_KEY|CREDENTIAL)/;
@@ -93,7 +95,11 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
           const claim = v.persistentVolumeClaim?.claimName;
           if (claim && !find(objects, 'PersistentVolumeClaim', claim)) problems.push(`${w.name}: volume ${v.name} claims missing PVC ${claim}`);
           const cm = v.configMap?.name;
-          if (cm && !find(objects, 'ConfigMap', cm)) problems.push(`${w.name}: volume ${v.name} mounts missing ConfigMap ${cm}`);
+          const external = cm ? externalConfigMaps.get(cm) : undefined;
+          if (cm && external) {
+            const keys = (v.configMap?.items ?? []).map((i) => i.key);
+            if (!keys.length || keys.some((k) => !external.includes(k))) problems.push(`${w.name}: volume ${v.name} reads keys ${keys.join(',')} of external ConfigMap ${cm}`);
+          } else if (cm && !find(objects, 'ConfigMap', cm)) problems.push(`${w.name}: volume ${v.name} mounts missing ConfigMap ${cm}`);
         }
         const claimTemplates = ((w.object.spec as { volumeClaimTemplates?: Array<{ metadata?: { name?: string } }> }).volumeClaimTemplates ?? []).map((t) => t.metadata?.name);
         const volumeNames = new Set([...(w.template.spec?.volumes ?? []).map((v) => v.name), ...claimTemplates]);
@@ -215,7 +221,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       }
     });
 
-    it('runs the controller as a Job: rx run on a spec that exists in the repo, --services external', () => {
+    it('runs the controller as a Job: rx run on a spec in the image or mounted from rx-spec, --services external', () => {
       const job = workloads(objects).find((w) => w.kind === 'Job' && w.name === 'controller');
       expect(job).toBeDefined();
       expect(['OnFailure', 'Never']).toContain(job?.template.spec?.restartPolicy);
@@ -224,16 +230,22 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       const args = (c.args ?? []).map((a) => a.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (_, n: string) => env[n] ?? `$(${n})`));
       expect(args.slice(0, 2)).toEqual(['rx', 'run']);
       const spec = args[args.indexOf('--spec') + 1];
-      expect(fs.existsSync(repoPath(spec))).toBe(true);
+      const mounts = (c.volumeMounts ?? []).map((m) => ({ m, v: (job?.template.spec?.volumes ?? []).find((v) => v.name === m.name) }));
+      const mounted = mounts.find(({ m, v }) => v?.configMap && spec.startsWith(`${m.mountPath}/`));
+      const source = mounted
+        ? `configMap ${mounted.v?.configMap?.name}/${(mounted.v?.configMap?.items ?? []).find((i) => `${mounted.m.mountPath}/${i.path}` === spec)?.key}`
+        : fs.existsSync(repoPath(spec)) ? 'repo' : 'nowhere';
+      expect({ spec, source }).toEqual({ spec, source: overlay === 'tinker' ? 'configMap rx-spec/spec.json' : 'repo' });
       expect(args[args.indexOf('--services') + 1]).toBe('external');
       expect(args[args.indexOf('--out') + 1].startsWith(`${env.RX_DATA_DIR}/`)).toBe(true);
     });
 
-    it('mounts the shared data PVC at RX_DATA_DIR in every rx pod', () => {
+    it('puts RX_DATA_DIR on the shared data PVC in every rx pod', () => {
       for (const w of rxWorkloads(objects)) {
         const c = containersOf(w).find(isRxContainer) as IContainer;
         const { env } = containerEnv(c, objects, fakeSecret);
-        const mount = (c.volumeMounts ?? []).find((m) => m.mountPath === env.RX_DATA_DIR);
+        const dir = env.RX_DATA_DIR ?? '';
+        const mount = (c.volumeMounts ?? []).find((m) => dir === m.mountPath || dir.startsWith(`${m.mountPath}/`));
         const volume = (w.template.spec?.volumes ?? []).find((v) => v.name === mount?.name);
         expect({ workload: w.name, claim: volume?.persistentVolumeClaim?.claimName }).toEqual({ workload: w.name, claim: 'rx-data' });
       }
