@@ -1,1 +1,11 @@
-export {};
+export * from './embedded-backend';
+export * from './base-checkpoint';
+export * from './transformer-config';
+export * from './param-set';
+export * from './prng';
+export * from './adamw';
+export * from './tf-runtime';
+export { sampleBatch, drawToken, SAMPLE_CHUNK } from './sampler';
+export { lossAndGrads, padDatums, sequenceLogprobs, type LossKind, type PaddedBatch, type LossAndGrads } from './loss-gradients';
+export { forwardLogits, targetLogprobs, type ModelWeights } from './transformer';
+export { readTensorFile, writeTensorFile, type TensorFile, type TensorFileHeader } from './tensor-file';
