@@ -1,5 +1,6 @@
 export {};
 export * from './seeded-shuffle';
 export * from './problem';
+export * from './arith';
 export * from './gsm8k';
 export * from './gsm8k-hub';
