@@ -57,6 +57,14 @@ class CallerError extends Error {
   readonly category = 'user' as const;
 }
 
+/**
+ * The name a checkpoint gets in the backend: `<model id as a path segment>/<name>`, so that two training
+ * clients (two arms) saving the same tinker name do not overwrite each other in a backend keyed by name.
+ */
+export function backendCheckpointName(modelId: string, name: string): string {
+  return `${modelId.replace(/[^A-Za-z0-9._-]/g, '-')}/${name}`;
+}
+
 const modelIdBodySchema = z.object({ model_id: z.string().min(1) });
 
 function parse<T>(what: string, schema: ZodType<T, ZodTypeDef, unknown>, body: unknown): T {
@@ -235,7 +243,7 @@ export class TinkerApiService implements OnModuleDestroy {
       if (this.paths.has(tinkerPath) && !req.overwrite) {
         throw new CallerError(`training state '${tinkerPath}' already exists; save under another name or send overwrite: true`);
       }
-      const backendPath = await m.client.saveState(name);
+      const backendPath = await m.client.saveState(backendCheckpointName(m.modelId, name));
       this.paths.set(tinkerPath, { backendPath, baseModel: m.baseModel });
       return { path: tinkerPath, type: 'save_weights' };
     });
@@ -270,7 +278,7 @@ export class TinkerApiService implements OnModuleDestroy {
     const name = req.path ?? `ephemeral-${req.seq_id}`;
     this.checkName('save_weights_for_sampler', name);
     return this.submitTraining('save_weights_for_sampler', key, req.model_id, req.seq_id, async (m) => {
-      const backendPath = await m.client.saveWeightsForSampler(name);
+      const backendPath = await m.client.saveWeightsForSampler(backendCheckpointName(m.modelId, name));
       if (req.path) {
         const tinkerPath = formatTinkerPath({ runId: m.modelId, kind: 'sampler_weights', name });
         this.paths.set(tinkerPath, { backendPath, baseModel: m.baseModel });

@@ -3,3 +3,7 @@ export * from './renderer';
 export * from './tinker';
 export * from './testing';
 export * from './char-renderer';
+export * from './gsm8k-prompt';
+export * from './qwen3-renderer.tokenizer';
+export * from './qwen3-renderer';
+export * from './renderer-registry';

@@ -120,7 +120,7 @@ export class InMemoryPolicyBackend implements PolicyBackend {
     if (injected) throw injected;
   }
 
-  async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
+  async createLoraTrainingClient(config: LoraConfig): Promise<InMemoryTrainingClient> {
     await this.enter('createLoraTrainingClient');
     if (!this.baseModels.includes(config.baseModel)) {
       throw new InMemoryBackendUserError(`unknown base model '${config.baseModel}'; this backend serves: ${this.baseModels.join(', ')}`);
@@ -174,7 +174,7 @@ function copyState(s: TrainingState): TrainingState {
   return { vocabSize: s.vocabSize, w: Float64Array.from(s.w), m: Float64Array.from(s.m), v: Float64Array.from(s.v), step: s.step };
 }
 
-class InMemoryTrainingClient implements TrainingClient {
+export class InMemoryTrainingClient implements TrainingClient {
   private grad: Float64Array;
 
   constructor(
@@ -183,6 +183,26 @@ class InMemoryTrainingClient implements TrainingClient {
     private state: TrainingState,
   ) {
     this.grad = new Float64Array(state.w.length);
+  }
+
+  /** a copy of W (row prev, column next), for tests */
+  weights(): Float64Array {
+    return Float64Array.from(this.state.w);
+  }
+
+  /** a copy of the gradient accumulated since the last optimStep, for tests */
+  gradient(): Float64Array {
+    return Float64Array.from(this.grad);
+  }
+
+  /** sets one entry of W (finite-difference checks) */
+  setWeight(index: number, value: number): void {
+    this.state.w[index] = value;
+  }
+
+  /** forgets the accumulated gradient */
+  zeroGradient(): void {
+    this.grad.fill(0);
   }
 
   async forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult> {

@@ -1,0 +1,42 @@
+import { PolicyServerConfigError, parsePolicyServerConfig, policyServerConfigSchema } from './config';
+
+describe('policy server configuration', () => {
+  it('binds 127.0.0.1:8000 and serves the embedded model by default', () => {
+    expect(parsePolicyServerConfig({})).toEqual({
+      host: '127.0.0.1',
+      port: 8000,
+      dataDir: 'runs/policy-server',
+      backend: 'embedded',
+      latencyMs: 0,
+      maxBodyBytes: 16 * 1024 * 1024,
+      maxTokensPerRequest: 262_144,
+      longPollMs: 30_000,
+      futureTtlMs: 600_000,
+      fwdbwdMaxChunkLen: 1024,
+      shutdownGraceMs: 10_000,
+      apiKey: undefined,
+    });
+    expect(policyServerConfigSchema.parse({ PORT: '0', HOST: '0.0.0.0', RX_POLICY_LATENCY_MS: '25', RX_POLICY_BACKEND: 'memory', PORT_UNUSED: 'x' })).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      latencyMs: 25,
+      backend: 'memory',
+    });
+    expect(parsePolicyServerConfig({ PORT: '', RX_DATA_DIR: '  ' })).toMatchObject({ port: 8000, dataDir: 'runs/policy-server' });
+  });
+
+  it('names every bad variable in one line, never echoing the API key', () => {
+    expect(() => parsePolicyServerConfig({ PORT: 'eighty' })).toThrow(new PolicyServerConfigError('policy-server configuration: PORT must be an integer >= 0'));
+    expect(() => parsePolicyServerConfig({ PORT: '70000' })).toThrow('PORT must be at most 65535');
+    let message = '';
+    try {
+      parsePolicyServerConfig({ RX_POLICY_LATENCY_MS: '-5', RX_POLICY_BACKEND: 'gpu', RX_POLICY_API_KEY: 'short' });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toBe(
+      "policy-server configuration: RX_POLICY_BACKEND must be 'embedded' or 'memory'; RX_POLICY_LATENCY_MS must be an integer >= 0; RX_POLICY_API_KEY must be at least 8 characters when set",
+    );
+    expect(message).not.toContain('short');
+  });
+});
