@@ -1,8 +1,8 @@
 // LaTeX to plain text, as pylatexenc 2.10's `LatexNodes2Text().latex_to_text()` renders it with its default
 // context and flags (math_mode 'text', strict_latex_spaces 'macros', tolerant parsing). The cookbook's `_normalize`
 // calls it on answers that still hold a backslash. Re-implemented from that library's documented behaviour and
-// its macro table (latex-macro-table.ts); linear in the input, nesting capped (pylatexenc would hit Python's
-// recursion limit, which the cookbook swallows like any other exception).
+// its macro table (latex-macro-table.ts); linear in the input, nesting capped where pylatexenc hits Python's
+// recursion limit (which the cookbook swallows like any other exception).
 import { ENVIRONMENT_ROWS, LatexRendering, MACRO_ROWS } from './latex-macro-table';
 import { isPyAlpha, isPySpace, pyLen, pyStrip } from './python-text';
 
@@ -59,15 +59,20 @@ const MATH_STYLES: Record<string, readonly [number, number, Record<string, numbe
   mathtt: [0x1d670, 0x1d68a, {}],
 };
 const MATRIX_ENVS = new Set(['array', 'pmatrix', 'bmatrix', 'smallmatrix', 'psmallmatrix', 'bsmallmatrix']);
-const MAX_DEPTH = 100;
+// Python's recursion limit (1000 frames) as pylatexenc spends it: about 4 frames per nested group and
+// 5 + (argument spec length) + (optional arguments) per nested macro argument, measured on pylatexenc 2.10;
+// the cookbook's own call stack takes the rest. Approximate by nature: it decides only nestings over ~120 deep.
+const FRAME_BUDGET = 985;
+const GROUP_FRAMES = 4;
 const ENV_NAME = /^[\s]*\{([\p{L}\p{N}_* ._-]+)\}/u;
 
 class Walker {
-  private depth = 0;
+  private frames = 0;
   constructor(private readonly s: string) {}
 
-  private enter(): void {
-    if (++this.depth > MAX_DEPTH) throw new LatexConversionError('nesting too deep');
+  private enter(cost: number): void {
+    this.frames += cost;
+    if (this.frames > FRAME_BUDGET) throw new LatexConversionError('RecursionError: nesting too deep');
   }
 
   private codePointAt(pos: number): string {
@@ -138,8 +143,11 @@ class Walker {
   }
 
   /** get_latex_nodes: nodes up to the given closing brace / math delimiter / end of environment. */
-  nodes(pos: number, stop: { brace?: string; math?: string; env?: string } = {}): [LatexNode[], number] {
-    this.enter();
+  nodes(pos: number, stop: { brace?: string; math?: string; env?: string } = {}, cost = 0): [LatexNode[], number] {
+    this.enter(cost);
+    const done = (): void => {
+      this.frames -= cost;
+    };
     const out: LatexNode[] = [];
     let chars = '';
     const flush = (): void => {
@@ -155,7 +163,7 @@ class Walker {
         if (e instanceof EndOfStream) {
           chars += e.finalSpace;
           flush();
-          this.depth--;
+          done();
           return [out, this.s.length];
         }
         throw e;
@@ -169,7 +177,7 @@ class Walker {
       if (tok.tok === 'close') {
         if (tok.arg === stop.brace) {
           flush();
-          this.depth--;
+          done();
           return [out, pos];
         }
         continue; // stray closing brace: ignored in tolerant mode
@@ -177,13 +185,13 @@ class Walker {
       if (tok.tok === 'math') {
         if (stop.math !== undefined && tok.arg === stop.math) {
           flush();
-          this.depth--;
+          done();
           return [out, pos];
         }
         if (tok.arg === '\\)' || tok.arg === '\\]') continue;
         flush();
         const closer = tok.arg === '\\(' ? '\\)' : tok.arg === '\\[' ? '\\]' : tok.arg;
-        const [inner, np] = this.nodes(pos, { math: closer });
+        const [inner, np] = this.nodes(pos, { math: closer }, GROUP_FRAMES);
         out.push({ kind: 'math', display: tok.display, nodes: inner });
         pos = np;
         continue;
@@ -191,7 +199,7 @@ class Walker {
       if (tok.tok === 'end') {
         if (tok.arg === stop.env) {
           flush();
-          this.depth--;
+          done();
           return [out, pos];
         }
         continue;
@@ -199,7 +207,7 @@ class Walker {
       flush();
       if (tok.tok === 'comment') out.push({ kind: 'comment', postSpace: tok.post });
       else if (tok.tok === 'open') {
-        const [inner, np] = this.nodes(pos, { brace: tok.arg === '[' ? ']' : '}' });
+        const [inner, np] = this.nodes(pos, { brace: tok.arg === '[' ? ']' : '}' }, GROUP_FRAMES);
         out.push({ kind: 'group', nodes: inner });
         pos = np;
       } else if (tok.tok === 'specials') out.push({ kind: 'specials', chars: tok.arg });
@@ -210,7 +218,7 @@ class Walker {
           const parsed = this.args(p, spec.argspec, false);
           if (parsed) p = parsed[1];
         }
-        const [inner, np] = this.nodes(p, { env: tok.arg });
+        const [inner, np] = this.nodes(p, { env: tok.arg }, GROUP_FRAMES);
         out.push({ kind: 'env', name: tok.arg, nodes: inner });
         pos = np;
       } else if (tok.tok === 'macro') {
@@ -229,6 +237,7 @@ class Walker {
   private args(pos: number, argspec: string, noSpace: boolean): [ArgNode[], number] | null {
     const args: ArgNode[] = [];
     let p = pos;
+    const cost = 5 + argspec.length + argspec.split('[').length - 1;
     try {
       if (argspec === 'verb') {
         if (p >= this.s.length) return null;
@@ -237,7 +246,7 @@ class Walker {
       }
       for (const a of argspec) {
         if (a === '{') {
-          const [node, np] = this.expression(p);
+          const [node, np] = this.expression(p, cost);
           args.push(node);
           p = np;
         } else if (a === '[') {
@@ -245,7 +254,7 @@ class Walker {
             args.push(null);
             continue;
           }
-          const opt = this.optional(p);
+          const opt = this.optional(p, cost);
           if (opt) {
             args.push(opt[0]);
             p = opt[1];
@@ -266,7 +275,7 @@ class Walker {
   }
 
   /** get_latex_expression: one argument token (a bare macro, a char, a specials, or a braced group). */
-  private expression(pos: number): [LatexNode, number] {
+  private expression(pos: number, cost: number): [LatexNode, number] {
     const tok = this.getToken(pos, { environments: false });
     switch (tok.tok) {
       case 'macro':
@@ -275,9 +284,9 @@ class Walker {
       case 'specials':
         return [{ kind: 'specials', chars: tok.arg }, tok.pos + tok.len];
       case 'comment':
-        return this.expression(tok.pos + tok.len);
+        return this.expression(tok.pos + tok.len, cost);
       case 'open': {
-        const [inner, np] = this.nodes(tok.pos + 1, { brace: '}' });
+        const [inner, np] = this.nodes(tok.pos + 1, { brace: '}' }, cost);
         return [{ kind: 'group', nodes: inner }, np];
       }
       case 'close':
@@ -292,7 +301,7 @@ class Walker {
     }
   }
 
-  private optional(pos: number): [LatexNode, number] | null {
+  private optional(pos: number, cost: number): [LatexNode, number] | null {
     let tok: Token;
     try {
       tok = this.getToken(pos, { brackets: true, environments: false });
@@ -301,7 +310,7 @@ class Walker {
       throw e;
     }
     if (tok.tok !== 'open' || tok.arg !== '[') return null;
-    const [inner, np] = this.nodes(tok.pos + 1, { brace: ']' });
+    const [inner, np] = this.nodes(tok.pos + 1, { brace: ']' }, cost);
     return [{ kind: 'group', nodes: inner }, np];
   }
 }

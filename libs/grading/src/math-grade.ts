@@ -5,8 +5,11 @@ import { normalizeAnswer, normalizeExpression, stripProperCommas, strIsInt } fro
 import { isZeroExpression } from './numeric-expression';
 import { codePoints, isPyAlpha, lastCodePoint, pyStrip } from './python-text';
 
-/** Longer answers are graded wrong: the analogue of the cookbook's 1 s grading timeout (safe_grade -> False). */
-export const MAX_ANSWER_CHARS = 4096;
+/**
+ * Longer answers are graded wrong: the analogue of the cookbook's 1 s grading timeout (safe_grade -> False), which
+ * LaTeX-heavy answers of this size reach in Python. Below it every step here is linear in the answer's length.
+ */
+export const MAX_ANSWER_CHARS = 100_000;
 
 const TUPLE_CHARS = '()[]';
 
