@@ -1,6 +1,5 @@
 // Every GSM8K test answer's own worked solution, its final line rewritten as \boxed{<final>}, must grade correct
 // with the full training reward: 1319 of 1319. Reads $RX_SHARED_DIR/data/gsm8k/test.jsonl (default ../shared).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- a test reading the shared data set, not library code
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { extractGroundTruth } from './gsm8k-answer';
