@@ -1,0 +1,73 @@
+// How many cases each fuzz property runs and with which seed, from the environment (validated once with zod):
+// RX_FUZZ_RUNS is the case count of a standard in-process property (default 1000); every property states its
+// count as a multiple of it, so one variable raises (or lowers) the whole suite. RX_FUZZ_SEED replays a run.
+import type { Parameters } from 'fast-check';
+import { z } from 'zod';
+
+const intVar = (name: string, min: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be an integer >= ${min}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `${name} must be an integer >= ${min}`).max(Number.MAX_SAFE_INTEGER));
+
+const fuzzEnvSchema = z.object({
+  RX_FUZZ_RUNS: intVar('RX_FUZZ_RUNS', 1).default('1000'),
+  RX_FUZZ_SEED: intVar('RX_FUZZ_SEED', 0).optional(),
+});
+
+export type FuzzEnv = z.infer<typeof fuzzEnvSchema>;
+
+export function parseFuzzEnv(env: Record<string, string | undefined>): FuzzEnv {
+  const parsed = fuzzEnvSchema.safeParse({ RX_FUZZ_RUNS: env.RX_FUZZ_RUNS || undefined, RX_FUZZ_SEED: env.RX_FUZZ_SEED || undefined });
+  if (!parsed.success) throw new Error(`fuzz configuration: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
+
+const FUZZ_ENV = parseFuzzEnv(process.env);
+
+/** The standard case count (RX_FUZZ_RUNS, default 1000). */
+export const STANDARD_RUNS = FUZZ_ENV.RX_FUZZ_RUNS;
+
+// cases = max(1, round(share * RX_FUZZ_RUNS))
+export function fuzzRuns(share: number): number {
+  return Math.max(1, Math.round(share * STANDARD_RUNS));
+}
+
+/** fast-check parameters for a property that runs `share` x the standard case count. */
+export function fuzzParams<T>(share: number): Parameters<T> {
+  return {
+    numRuns: fuzzRuns(share),
+    ...(FUZZ_ENV.RX_FUZZ_SEED !== undefined ? { seed: FUZZ_ENV.RX_FUZZ_SEED } : {}),
+    // a failure prints its seed and path; the shrunk counterexample is enough, not every intermediate step
+    verbose: 0,
+  };
+}
+
+/**
+ * Runs `fn` and returns its result with the CPU milliseconds it took (user + system of this process), which,
+ * unlike the wall clock, other processes on a loaded machine do not inflate.
+ */
+export function withCpuTime<T>(fn: () => T): { value: T; cpuMs: number } {
+  const start = process.cpuUsage();
+  const value = fn();
+  const used = process.cpuUsage(start);
+  return { value, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** Like withCpuTime, but a throw is caught and returned as `error`. */
+export function tryWithCpuTime<T>(fn: () => T): { value?: T; error?: unknown; cpuMs: number } {
+  const start = process.cpuUsage();
+  let value: T | undefined;
+  let error: unknown;
+  let threw = false;
+  try {
+    value = fn();
+  } catch (err) {
+    threw = true;
+    error = err;
+  }
+  const used = process.cpuUsage(start);
+  const cpuMs = (used.user + used.system) / 1000;
+  return threw ? { error, cpuMs } : { value, cpuMs };
+}
