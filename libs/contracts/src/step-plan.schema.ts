@@ -26,8 +26,8 @@ export const samplingPlanSchema = z.object({
 });
 
 export const stepPlanSchema = z.object({
-  /** renderer name (rendererFor in libs/backend): turns questions into prompt tokens and tokens back into text */
-  renderer: z.string().min(1).max(128),
+  /** the arm's base model: its renderer (rendererFor in libs/backend) turns questions into prompt tokens and back */
+  baseModel: z.string().min(1).max(200),
   /** samples per prompt (GRPO 8, GS1 1) */
   groupSize: z.number().int().min(1).max(64),
   sampling: samplingPlanSchema,

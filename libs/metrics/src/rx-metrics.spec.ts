@@ -1,5 +1,5 @@
 import { METRIC_NAMES } from './metric-names';
-import { createRxMetrics } from './rx-metrics';
+import { createRxMetrics, metricSamples } from './rx-metrics';
 import { parseExposition } from './testing/parse-exposition';
 
 describe('metric names', () => {
@@ -50,10 +50,12 @@ describe('createRxMetrics', () => {
     const m = createRxMetrics({ service: 'sampler', defaultMetrics: false });
     m.observeBackend('sample', 0.02, true);
     m.observeBackend('sample', 0.03, false);
-    const f = parseExposition(await m.exposition());
-    expect(f.get('rx_backend_request_duration_seconds')!.metrics[0].buckets!['+Inf']).toBe('2');
-    expect(f.get('rx_backend_request_duration_seconds')!.metrics[0].buckets!['0.025']).toBe('1');
-    expect(Number(f.get('rx_backend_request_errors_total')!.metrics[0].value)).toBe(1);
+    // (histograms read from the registry: parse-prometheus-text-format merges a histogram's label sets)
+    const h = await metricSamples(m.registry, 'rx_backend_request_duration_seconds');
+    const at = (metricName: string, le?: number) => h.find((v) => v.metricName === metricName && v.labels.operation === 'sample' && (le === undefined || v.labels.le === le))?.value;
+    expect(at('rx_backend_request_duration_seconds_count')).toBe(2);
+    expect(at('rx_backend_request_duration_seconds_bucket', 0.025)).toBe(1);
+    expect(Number(parseExposition(await m.exposition()).get('rx_backend_request_errors_total')!.metrics[0].value)).toBe(1);
   });
 
   it('reads the queue snapshot at scrape time, once for both queue gauges', async () => {

@@ -143,3 +143,18 @@ export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
     exposition: () => registry.metrics(),
   };
 }
+
+export interface MetricSample {
+  /** for histograms: <name>_bucket, <name>_sum or <name>_count */
+  metricName?: string;
+  labels: Record<string, string | number>;
+  value: number;
+}
+
+/** The current samples of one metric of a registry, with their labels (histograms included). */
+export async function metricSamples(registry: Registry, name: string): Promise<MetricSample[]> {
+  const metric = registry.getSingleMetric(name);
+  if (!metric) throw new Error(`no metric '${name}' in this registry`);
+  const { values } = await metric.get();
+  return values.map((v) => ({ metricName: (v as { metricName?: string }).metricName, labels: { ...v.labels } as Record<string, string | number>, value: v.value }));
+}

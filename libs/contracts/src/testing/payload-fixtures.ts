@@ -17,7 +17,7 @@ export function prng(seed: number): () => number {
 
 export function fixturePlan(groupSize: number): StepPlan {
   return {
-    renderer: 'qwen3_5_disable_thinking',
+    baseModel: 'Qwen/Qwen3.5-2B',
     groupSize,
     sampling: { maxTokens: 512, temperature: 1, seed: 0 },
     advantage:

@@ -1,4 +1,6 @@
-// Parses a Prometheus text exposition with parse-prometheus-text-format (untyped package: typed here).
+// TEST HELPER. Parses a Prometheus text exposition with parse-prometheus-text-format (an untyped devDependency,
+// typed here and loaded on first use). Caveat: that parser merges the label sets of a labelled histogram into
+// one sample without labels; read histograms from registry.getSingleMetric(name).get() instead.
 export interface ParsedSample {
   labels?: Record<string, string>;
   value?: string;
@@ -14,10 +16,11 @@ export interface ParsedFamily {
   metrics: ParsedSample[];
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const parse = require('parse-prometheus-text-format') as ((text: string) => ParsedFamily[]) & { default?: (text: string) => ParsedFamily[] };
+type Parse = ((text: string) => ParsedFamily[]) & { default?: (text: string) => ParsedFamily[] };
 
 export function parseExposition(text: string): Map<string, ParsedFamily> {
-  const fn = typeof parse === 'function' ? parse : (parse.default as (text: string) => ParsedFamily[]);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const parse = require('parse-prometheus-text-format') as Parse;
+  const fn: (text: string) => ParsedFamily[] = parse.default ?? parse;
   return new Map(fn(text).map((f) => [f.name, f]));
 }

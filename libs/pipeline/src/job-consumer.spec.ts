@@ -1,0 +1,88 @@
+import { UnrecoverableError } from 'bullmq';
+import { createRxMetrics, metricSamples } from '@rx/metrics';
+import { consumeJob } from './job-consumer';
+import { OutOfOrderStepError, StageTimeoutError, UnrecoverableStageError } from './stage-errors';
+import { RecordingProducer } from './testing/recording-producer';
+import { testStepRequest } from './testing/step-requests';
+
+function deps() {
+  const queues = new RecordingProducer();
+  const metrics = createRxMetrics({ service: 'trainer', defaultMetrics: false });
+  return { queues, metrics, now: () => Date.parse('2026-08-01T12:00:00Z') };
+}
+
+async function deadLettered(metrics: ReturnType<typeof createRxMetrics>, queue: string): Promise<number> {
+  const v = (await metricSamples(metrics.registry, 'rx_dead_letters_total')).find((x) => x.labels.queue === queue);
+  return v?.value ?? 0;
+}
+
+describe('consumeJob', () => {
+  it('hands the parsed payload to the stage and times it by stage and arm', async () => {
+    const d = deps();
+    const req = testStepRequest('r', 'gs1_kernel', 0);
+    const out = await consumeJob('step-requests', { id: 'j1', data: req, attemptsMade: 0 }, d, async (p) => p.prompts.length);
+    expect(out).toBe(64);
+    const h = await metricSamples(d.metrics.registry, 'rx_stage_duration_seconds');
+    expect(h.find((v) => v.metricName === 'rx_stage_duration_seconds_count')?.labels).toMatchObject({ stage: 'prepare', arm: 'gs1_kernel' });
+  });
+
+  it('moves a malformed job to the dead-letter queue with the zod issues, counts it, and fails it without retry', async () => {
+    const d = deps();
+    let called = false;
+    const bad = { ...testStepRequest('r', 'gs1_kernel', 0), step: -1, prompts: [] };
+    const run = consumeJob('step-requests', { id: 'j-bad', data: bad, attemptsMade: 0 }, d, async () => (called = true));
+    await expect(run).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(consumeJob('step-requests', { id: 'j-bad', data: bad, attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(
+      "invalid 'step-requests' payload (job j-bad): step: Number must be greater than or equal to 0; prompts: Array must contain at least 1 element(s)",
+    );
+    expect(called).toBe(false);
+    expect(d.queues.deadLetters[0]).toMatchObject({
+      sourceQueue: 'step-requests',
+      sourceJobId: 'j-bad',
+      reason: 'invalid-payload',
+      issues: [
+        { path: 'step', message: 'Number must be greater than or equal to 0' },
+        { path: 'prompts', message: 'Array must contain at least 1 element(s)' },
+      ],
+      receivedAt: '2026-08-01T12:00:00.000Z',
+    });
+    expect(d.queues.deadLetters[0].dataPreview.length).toBeLessThanOrEqual(2000);
+    expect(await deadLettered(d.metrics, 'step-requests')).toBe(2);
+  });
+
+  it('dead-letters a job whose data is not even an object', async () => {
+    const d = deps();
+    await expect(consumeJob('rollouts', { id: 'x', data: 'hello', attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(/\(root\): Expected object, received string/);
+    expect(d.queues.deadLetters).toHaveLength(1);
+  });
+
+  it('loads a by-reference payload and dead-letters one whose artefact is gone', async () => {
+    const d = deps();
+    const req = testStepRequest('r', 'grpo_gs8', 0);
+    d.queues.artefacts.set('k1', req);
+    const ref = { $artefact: { key: 'k1', sha256: 'a'.repeat(64), bytes: 10 }, runId: 'r' };
+    expect(await consumeJob('step-requests', { id: 'j', data: ref, attemptsMade: 0 }, d, async (p) => p.arm)).toBe('grpo_gs8');
+    const gone = { $artefact: { key: 'k2', sha256: 'a'.repeat(64), bytes: 10 } };
+    await expect(consumeJob('step-requests', { id: 'j2', data: gone, attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(/payload k2 is gone/);
+    expect(d.queues.deadLetters.map((x) => x.sourceJobId)).toEqual(['j2']);
+  });
+
+  it('dead-letters a stage that refuses for good, and lets other errors retry', async () => {
+    const d = deps();
+    const req = testStepRequest('r', 'grpo_gs8', 0);
+    await expect(consumeJob('step-requests', { id: 'a', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('step 0 is in doubt'); })).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(d.queues.deadLetters[0]).toMatchObject({ reason: 'unrecoverable', error: 'step 0 is in doubt' });
+    const early = consumeJob('step-requests', { id: 'b', data: req, attemptsMade: 0 }, d, async () => { throw new OutOfOrderStepError('too early'); });
+    await expect(early).rejects.toBeInstanceOf(OutOfOrderStepError);
+    await expect(early).rejects.not.toBeInstanceOf(UnrecoverableError);
+    expect(d.queues.deadLetters).toHaveLength(1);
+  });
+
+  it('fails a stage that runs past its time limit (retryable)', async () => {
+    const d = deps();
+    const req = testStepRequest('r', 'grpo_gs8', 0);
+    const slow = consumeJob('step-requests', { id: 's', data: req, attemptsMade: 0 }, { ...d, timeoutMs: 20 }, () => new Promise((r) => setTimeout(r, 500)));
+    await expect(slow).rejects.toBeInstanceOf(StageTimeoutError);
+    await expect(slow).rejects.toThrow('prepare of job s took longer than 20 ms');
+  });
+});

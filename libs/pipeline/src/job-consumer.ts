@@ -1,0 +1,95 @@
+// What every processor does with a job, before and after its stage function: load a by-reference payload,
+// safeParse it against the catalog (failure: dead letter with zod's path-named issues, a counter up, and
+// UnrecoverableError so BullMQ never retries it), run the stage under its time limit, time it.
+import { UnrecoverableError } from 'bullmq';
+import { artefactEnvelopeSchema, isArtefactEnvelope, QUEUE_CATALOG, type DeadLetter, type PayloadOf, type QueueName } from '@rx/contracts';
+import type { RxMetrics } from '@rx/metrics';
+import type { ZodIssue } from 'zod';
+import { edgeOfQueue } from './pipeline-graph';
+import type { QueueProducer } from './queue.repository';
+import { UnrecoverableStageError } from './stage-errors';
+import { withTimeout } from './stage-timeout';
+
+/** The part of a BullMQ Job a consumer reads. */
+export interface ConsumedJob {
+  id?: string;
+  data: unknown;
+  attemptsMade: number;
+}
+
+export interface JobConsumerDeps {
+  queues: QueueProducer;
+  metrics: Pick<RxMetrics, 'countDeadLetter' | 'observeStage'>;
+  /** overrides the graph's stage time limit */
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+const MAX_ISSUES_IN_MESSAGE = 5;
+
+export function formatIssues(issues: readonly ZodIssue[]): Array<{ path: string; message: string }> {
+  return issues.slice(0, 100).map((i) => ({ path: i.path.length ? i.path.join('.') : '(root)', message: i.message }));
+}
+
+function preview(data: unknown): string {
+  try {
+    return (JSON.stringify(data) ?? String(data)).slice(0, 2000);
+  } catch {
+    return '<unserialisable>';
+  }
+}
+
+export async function consumeJob<Q extends QueueName, R>(
+  queue: Q,
+  job: ConsumedJob,
+  deps: JobConsumerDeps,
+  handle: (payload: PayloadOf<Q>) => Promise<R>,
+): Promise<R> {
+  const edge = edgeOfQueue(queue);
+  if (!edge) throw new Error(`queue '${queue}' has no stage in the pipeline graph`);
+  const now = deps.now ?? Date.now;
+
+  const deadLetter = async (reason: DeadLetter['reason'], error: string, issues: DeadLetter['issues']): Promise<never> => {
+    await deps.queues.deadLetter({
+      sourceQueue: queue,
+      sourceJobId: job.id ?? null,
+      reason,
+      error: error.slice(0, 8000),
+      issues,
+      dataPreview: preview(job.data),
+      receivedAt: new Date(now()).toISOString(),
+    });
+    deps.metrics.countDeadLetter(queue);
+    throw new UnrecoverableError(error);
+  };
+
+  let data = job.data;
+  if (isArtefactEnvelope(data)) {
+    const envelope = artefactEnvelopeSchema.safeParse(data);
+    if (!envelope.success) return deadLetter('invalid-payload', `invalid '${queue}' payload reference (job ${job.id})`, formatIssues(envelope.error.issues));
+    try {
+      data = await deps.queues.loadArtefact(envelope.data);
+    } catch (err) {
+      return deadLetter('invalid-payload', `'${queue}' job ${job.id}: ${(err as Error).message}`, []);
+    }
+  }
+
+  const parsed = QUEUE_CATALOG[queue].schema.safeParse(data);
+  if (!parsed.success) {
+    const issues = formatIssues(parsed.error.issues);
+    const shown = issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((i) => `${i.path}: ${i.message}`);
+    const more = issues.length > MAX_ISSUES_IN_MESSAGE ? `; and ${issues.length - MAX_ISSUES_IN_MESSAGE} more` : '';
+    return deadLetter('invalid-payload', `invalid '${queue}' payload (job ${job.id}): ${shown.join('; ')}${more}`, issues);
+  }
+  const payload = parsed.data as PayloadOf<Q>;
+  const started = now();
+  try {
+    const result = await withTimeout(handle(payload), deps.timeoutMs ?? edge.timeoutMs, `${edge.stage} of job ${job.id}`);
+    const arm = (payload as { arm?: string }).arm;
+    if (arm) deps.metrics.observeStage(edge.stage, arm, (now() - started) / 1000);
+    return result;
+  } catch (err) {
+    if (err instanceof UnrecoverableStageError) return deadLetter('unrecoverable', err.message, []);
+    throw err;
+  }
+}

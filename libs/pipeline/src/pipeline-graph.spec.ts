@@ -1,0 +1,39 @@
+import { QUEUE_NAME_LIST } from '@rx/contracts';
+import { assertProcessorCoverage, PIPELINE_GRAPH, queuesConsumedBy, queuesTouchedBy, SINK_QUEUES } from './pipeline-graph';
+
+describe('pipeline graph', () => {
+  it('is one chain: each stage feeds the queue the next one consumes, and the controller closes the loop', () => {
+    for (let i = 0; i < PIPELINE_GRAPH.length; i++) {
+      expect(PIPELINE_GRAPH[i].produces).toBe(PIPELINE_GRAPH[(i + 1) % PIPELINE_GRAPH.length].consumes);
+    }
+    expect(PIPELINE_GRAPH.map((e) => `${e.service}.${e.stage}`)).toEqual(['trainer.prepare', 'sampler.sample', 'grader.grade', 'advantage.advantage', 'trainer.train', 'controller.complete']);
+  });
+
+  it('gives every queue exactly one consumer, except the dead-letter sink', () => {
+    const consumed = PIPELINE_GRAPH.map((e) => e.consumes);
+    expect(new Set(consumed).size).toBe(consumed.length);
+    expect([...consumed, ...SINK_QUEUES].sort()).toEqual([...QUEUE_NAME_LIST].sort());
+  });
+
+  it('locks each job for longer than its stage may run', () => {
+    for (const e of PIPELINE_GRAPH) expect(e.lockMs).toBeGreaterThan(e.timeoutMs);
+  });
+
+  it('lists what each service consumes and touches', () => {
+    expect(queuesConsumedBy('trainer')).toEqual(['step-requests', 'train-steps']);
+    expect(queuesTouchedBy('grader').sort()).toEqual(['dead-letters', 'graded-rollouts', 'rollouts']);
+  });
+});
+
+describe('assertProcessorCoverage (start-up check)', () => {
+  it('passes when each consumed queue has one processor', () => {
+    expect(() => assertProcessorCoverage('trainer', ['step-requests', 'train-steps'])).not.toThrow();
+  });
+
+  it('refuses a queue with no consumer, one with two, and one of another service', () => {
+    expect(() => assertProcessorCoverage('trainer', ['train-steps'])).toThrow("trainer: refusing to start: queue 'step-requests' has no consumer");
+    expect(() => assertProcessorCoverage('grader', ['rollouts', 'rollouts'])).toThrow("queue 'rollouts' has 2 consumers");
+    expect(() => assertProcessorCoverage('grader', ['rollouts', 'train-steps'])).toThrow("queue 'train-steps' belongs to service 'trainer'");
+    expect(() => assertProcessorCoverage('grader', ['rollouts', 'dead-letters'])).toThrow("queue 'dead-letters' is not consumed by any service");
+  });
+});

@@ -1,0 +1,164 @@
+// Starts one pipeline service: connections, metrics, queues, the Nest app (HTTP /health, /metrics, the
+// processors), the start-up checks, then the workers once health is up. close() shuts it down in order:
+// workers (finishing or returning their jobs), HTTP, queues, backend, Redis connections.
+// main.ts calls it with installSignalHandlers; tests and the controller call it in-process.
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import type { DynamicModule, INestApplication, LoggerService, LogLevel, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { PolicyBackend } from '@rx/backend';
+import type { QueueName, StageName } from '@rx/contracts';
+import { createRxMetrics } from '@rx/metrics';
+import { registerConsumer } from '../consumer-registry';
+import { instrumentBackend } from '../instrumented-backend';
+import { assertProcessorCoverage, queuesConsumedBy, queuesTouchedBy, type PipelineService, type ProcessorMap } from '../pipeline-graph';
+import { QueueRepository } from '../queue.repository';
+import { RedisConnectionFactory } from '../redis-connection.factory';
+import type { RendererResolver } from '../renderer-resolver';
+import { redactConfig, type ServiceConfig } from '../service-config';
+import { checkHealth } from './health.controller';
+import { RxServiceModule } from './rx-service.module';
+import type { ServiceRuntime } from './service-runtime';
+
+/** @nestjs/bullmq's metadata key of @Processor (read to check what each processor class consumes) */
+export const PROCESSOR_METADATA_KEY = 'bullmq:processor_metadata';
+
+/** What bootstrapService needs of a WorkerHost (no import of @nestjs/bullmq here: it is ESM-only). */
+export interface WorkerHostLike {
+  readonly worker: {
+    concurrency: number;
+    run(): Promise<void>;
+    on(event: 'failed', listener: (job: { id?: string } | undefined, err: Error) => void): unknown;
+    on(event: 'error', listener: (err: Error) => void): unknown;
+  };
+}
+
+export interface BootstrapServiceOptions<S extends PipelineService> {
+  service: S;
+  config: ServiceConfig;
+  backend: PolicyBackend;
+  renderers: RendererResolver;
+  /** the app's root module for this runtime: imports BullModule.forRoot(...) and RxServiceModule.forRuntime(runtime) */
+  module: (runtime: ServiceRuntime) => DynamicModule;
+  /** queue -> the @Processor class consuming it */
+  processors: ProcessorMap<S, Type<WorkerHostLike>>;
+  stageTimeoutMs?: Partial<Record<StageName, number>>;
+  /** SIGTERM/SIGINT close the service and end the process (main.ts) */
+  installSignalHandlers?: boolean;
+  /** Nest's logger (default: warnings and errors) */
+  logger?: LoggerService | LogLevel[] | false;
+  /** how long to wait for Redis and the backend at start-up (default 30 s) */
+  readyTimeoutMs?: number;
+  /** the HTTP interface (default 0.0.0.0, for probes from outside the container) */
+  host?: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningService {
+  readonly runtime: ServiceRuntime;
+  readonly app: INestApplication;
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export function processorQueueOf(cls: Type<unknown>): string | undefined {
+  const meta = Reflect.getMetadata(PROCESSOR_METADATA_KEY, cls) as { name?: string } | undefined;
+  return meta?.name;
+}
+
+async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await probe()) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not come up within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function bootstrapService<S extends PipelineService>(opts: BootstrapServiceOptions<S>): Promise<RunningService> {
+  const { service, config } = opts;
+  const write = opts.log ?? ((line: string) => process.stdout.write(line + '\n'));
+  const log = (event: string, fields: Record<string, unknown> = {}) => write(JSON.stringify({ at: new Date().toISOString(), service, event, ...fields }));
+
+  // the start-up check, before anything connects: one processor per queue the graph gives this service
+  const entries = Object.entries(opts.processors) as Array<[QueueName, Type<WorkerHostLike>]>;
+  assertProcessorCoverage(
+    service,
+    entries.map(([queue, cls]) => {
+      const consumed = processorQueueOf(cls);
+      if (consumed === undefined) throw new Error(`${service}: refusing to start: ${cls.name} (for '${queue}') has no @Processor`);
+      return consumed as QueueName;
+    }),
+  );
+
+  const connections = new RedisConnectionFactory(config.REDIS_URL, { connectionName: `rx-${service}` });
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
+  let app: INestApplication | undefined;
+  let queues: QueueRepository | undefined;
+  try {
+    await connections.ready(readyTimeoutMs);
+    const metrics = createRxMetrics({ service, queueSnapshot: () => queues!.snapshot(queuesTouchedBy(service)) });
+    queues = new QueueRepository({ connections, prefix: config.RX_QUEUE_PREFIX });
+    const runtime: ServiceRuntime = {
+      service,
+      config,
+      connections,
+      queues,
+      backend: instrumentBackend(opts.backend, metrics),
+      metrics,
+      renderers: opts.renderers,
+      stageTimeoutMs: opts.stageTimeoutMs ?? {},
+      log,
+    };
+    await registerConsumer(connections.producer(), config.RX_QUEUE_PREFIX, service, queuesConsumedBy(service));
+
+    app = await NestFactory.create(opts.module(runtime), { logger: opts.logger ?? ['error', 'warn'], abortOnError: false });
+    await app.listen(config.PORT, opts.host ?? '0.0.0.0');
+    const port = (app.getHttpServer().address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${port}`;
+
+    await waitUntil(`${service}: Redis and the backend`, readyTimeoutMs, async () => (await checkHealth(runtime)).status === 'ok');
+
+    for (const [queue, cls] of entries) {
+      const host = app.get(cls, { strict: false });
+      host.worker.concurrency = config.RX_JOB_CONCURRENCY;
+      host.worker.on('failed', (job, err) => log('job-failed', { queue, jobId: job?.id, error: err.message }));
+      host.worker.on('error', (err) => log('worker-error', { queue, error: err.message }));
+      host.worker.run().catch((err: Error) => log('worker-stopped', { queue, error: err.message }));
+    }
+    log('ready', { url, consumes: entries.map(([q]) => q), config: redactConfig(config) });
+
+    let closing: Promise<void> | undefined;
+    const nestApp = app;
+    const close = (): Promise<void> =>
+      (closing ??= (async () => {
+        log('closing');
+        await nestApp.close(); // @nestjs/bullmq closes the workers (active jobs finish) on shutdown, then HTTP stops
+        await queues!.close();
+        await opts.backend.close();
+        await connections.close();
+        log('closed');
+      })());
+    if (opts.installSignalHandlers) {
+      const onSignal = (signal: NodeJS.Signals) => {
+        log('signal', { signal });
+        close().then(
+          () => process.exit(0),
+          (err: Error) => {
+            process.stderr.write(`${service}: shutdown failed: ${err.message}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+    }
+    return { runtime, app, url, close };
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    await queues?.close().catch(() => undefined);
+    await connections.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,108 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { Module, type DynamicModule, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createRxMetrics, parseExposition } from '@rx/metrics';
+import { instrumentBackend } from '../instrumented-backend';
+import { QueueRepository } from '../queue.repository';
+import { RedisConnectionFactory } from '../redis-connection.factory';
+import { HashChainPolicyBackend } from '../testing/hash-chain-policy.backend';
+import { createRedisHarness } from '../testing/redis-test-harness';
+import { RxServiceModule } from './rx-service.module';
+import type { ServiceRuntime } from './service-runtime';
+
+const harness = createRedisHarness('service-http');
+
+@Module({})
+class ProbeModule {
+  static forRuntime(runtime: ServiceRuntime): DynamicModule {
+    return { module: ProbeModule, imports: [RxServiceModule.forRuntime(runtime)] };
+  }
+}
+
+async function start(redisUrl: string, backend: HashChainPolicyBackend, waitForRedis = true) {
+  const connections = new RedisConnectionFactory(redisUrl);
+  if (waitForRedis) await connections.ready();
+  const queues = new QueueRepository({ connections, prefix: harness.prefix });
+  const metrics = createRxMetrics({ service: 'grader', queueSnapshot: () => queues.snapshot(['rollouts', 'graded-rollouts']) });
+  const runtime: ServiceRuntime = {
+    service: 'grader',
+    config: { REDIS_URL: redisUrl, RX_BACKEND_URL: 'memory://x', RX_DATA_DIR: 'runs', RX_CONCURRENCY: 1, RX_JOB_CONCURRENCY: 1, PORT: 0, RX_QUEUE_PREFIX: harness.prefix },
+    connections,
+    queues,
+    backend: instrumentBackend(backend, metrics),
+    metrics,
+    renderers: async () => {
+      throw new Error('unused');
+    },
+    stageTimeoutMs: {},
+    log: () => undefined,
+  };
+  const app: INestApplication = await NestFactory.create(ProbeModule.forRuntime(runtime), { logger: false });
+  await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  return {
+    runtime,
+    url,
+    close: async () => {
+      await app.close();
+      await queues.close();
+      await connections.close();
+    },
+  };
+}
+
+afterAll(() => harness.close());
+
+describe('/health and /metrics over real HTTP', () => {
+  it('is ready (200) when Redis and the backend answer; 503 naming the one that does not', async () => {
+    const backend = new HashChainPolicyBackend();
+    const svc = await start(harness.url, backend);
+    try {
+      const ok = await fetch(`${svc.url}/health`);
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ status: 'ok', service: 'grader', redis: true, backend: true });
+      await backend.close();
+      const down = await fetch(`${svc.url}/health`);
+      expect(down.status).toBe(503);
+      expect(await down.json()).toMatchObject({ status: 'unavailable', redis: true, backend: false });
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('reports 503 when Redis does not answer', async () => {
+    const svc = await start('redis://127.0.0.1:1', new HashChainPolicyBackend(), false);
+    try {
+      const r = await fetch(`${svc.url}/health`);
+      expect(r.status).toBe(503);
+      expect(await r.json()).toMatchObject({ redis: false, backend: true });
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('serves the rx metrics, the process metrics and live queue depths in the Prometheus text format', async () => {
+    const svc = await start(harness.url, new HashChainPolicyBackend());
+    try {
+      await svc.runtime.queues.queue('rollouts').add('grade', { not: 'checked here' }, { jobId: 'm-grpo_gs8-0-grade' });
+      svc.runtime.metrics.recordStep('grpo_gs8', { rewardMean: 0.25, fracNonzeroAdvantage: 0.5, effectiveNeighbors: { p10: 7, p50: 7, p90: 7 } });
+      await svc.runtime.backend.ping();
+      const r = await fetch(`${svc.url}/metrics`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
+      const f = parseExposition(await r.text());
+      expect(f.get('rx_queue_depth_jobs')!.metrics).toEqual(
+        expect.arrayContaining([
+          { labels: { queue: 'rollouts', service: 'grader' }, value: '1' },
+          { labels: { queue: 'graded-rollouts', service: 'grader' }, value: '0' },
+        ]),
+      );
+      expect(Number(f.get('rx_step_reward_mean')!.metrics[0].value)).toBe(0.25);
+      expect(f.has('process_resident_memory_bytes')).toBe(true);
+      expect(f.has('rx_backend_request_duration_seconds')).toBe(true);
+    } finally {
+      await svc.close();
+    }
+  });
+});

@@ -1,0 +1,26 @@
+// What a running pipeline service holds, built once by bootstrapService and provided to Nest as RX_RUNTIME.
+import type { PolicyBackend } from '@rx/backend';
+import type { StageName } from '@rx/contracts';
+import type { RxMetrics } from '@rx/metrics';
+import type { PipelineService } from '../pipeline-graph';
+import type { QueueRepository } from '../queue.repository';
+import type { RedisConnectionFactory } from '../redis-connection.factory';
+import type { RendererResolver } from '../renderer-resolver';
+import type { ServiceConfig } from '../service-config';
+
+export const RX_RUNTIME = 'RX_RUNTIME';
+
+export interface ServiceRuntime {
+  readonly service: PipelineService;
+  readonly config: ServiceConfig;
+  readonly connections: RedisConnectionFactory;
+  readonly queues: QueueRepository;
+  /** the backend, instrumented (latency and errors on /metrics) */
+  readonly backend: PolicyBackend;
+  readonly metrics: RxMetrics;
+  readonly renderers: RendererResolver;
+  /** per-stage time limits overriding the graph's */
+  readonly stageTimeoutMs: Partial<Record<StageName, number>>;
+  /** one JSON line on stdout */
+  log(event: string, fields?: Record<string, unknown>): void;
+}

@@ -1,0 +1,248 @@
+// TEST DOUBLE. A deterministic in-memory PolicyBackend. Its "weights" are a hash chain: each optim_step hashes
+// the gradient digest of the datums passed to forward_backward into the weights digest, and sampling is a
+// pure function of (weights digest, prompt, seed). So two runs fed the same batches sample the same rollouts,
+// and a step applied twice (or skipped) changes every later sample: exactly-once is observable from outside.
+// Prompts (rendered by the char renderer unless told otherwise) are answered like "What is a + b?": right, wrong, unboxed or truncated, by a seeded draw.
+import { createHash } from 'node:crypto';
+import type {
+  AdamParams,
+  Datum,
+  ForwardBackwardResult,
+  LoraConfig,
+  LossFn,
+  PolicyBackend,
+  Renderer,
+  SampledSequence,
+  SampleParams,
+  SamplingClient,
+  TrainingClient,
+} from '@rx/backend';
+import { charRenderer } from '@rx/backend';
+
+const WEIGHTS_PREFIX = 'memory://hash-chain/';
+
+function sha(...parts: Array<string | number>): string {
+  return createHash('sha256').update(parts.join('\u0001')).digest('hex');
+}
+
+/** a [0, 1) stream seeded by a hex digest (mulberry32 over its first 32 bits) */
+function stream(hex: string): () => number {
+  let a = parseInt(hex.slice(0, 8), 16) >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface HashChainCalls {
+  createTrainingClient: number;
+  sample: number;
+  computeLogprobs: number;
+  forwardBackward: number;
+  optimStep: number;
+  saveWeightsForSampler: number;
+  /** most sample + computeLogprobs calls in flight at once */
+  maxInFlight: number;
+  /** every forward_backward's datums, in call order */
+  datums: Datum[][];
+  adamParams: AdamParams[];
+}
+
+export interface HashChainOptions {
+  renderer?: Renderer;
+  /** delay of each sample/computeLogprobs call (to observe concurrency) */
+  latencyMs?: number;
+  /** P(correct boxed answer) of a sample */
+  pCorrect?: number;
+}
+
+export class HashChainPolicyBackend implements PolicyBackend {
+  readonly kind = 'embedded' as const;
+  readonly calls: HashChainCalls = {
+    createTrainingClient: 0,
+    sample: 0,
+    computeLogprobs: 0,
+    forwardBackward: 0,
+    optimStep: 0,
+    saveWeightsForSampler: 0,
+    maxInFlight: 0,
+    datums: [],
+    adamParams: [],
+  };
+  /** set to make the next forwardBackward / optimStep throw (failure injection) */
+  failNext: { forwardBackward?: Error; optimStep?: Error } = {};
+  private inFlight = 0;
+  private closed = false;
+  private readonly renderer: Renderer;
+
+  constructor(private readonly opts: HashChainOptions = {}) {
+    this.renderer = opts.renderer ?? charRenderer;
+  }
+
+  async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
+    this.live();
+    this.calls.createTrainingClient++;
+    return new HashChainTrainingClient(this, sha('init', config.baseModel, config.rank, config.seed));
+  }
+
+  async createSamplingClient(modelPath: string): Promise<SamplingClient> {
+    this.live();
+    if (!modelPath.startsWith(WEIGHTS_PREFIX)) throw new Error(`not a hash-chain weights path: ${modelPath}`);
+    return new HashChainSamplingClient(this, modelPath.slice(WEIGHTS_PREFIX.length));
+  }
+
+  async ping(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /** @internal */
+  live(): void {
+    if (this.closed) throw new Error('backend closed');
+  }
+
+  /** @internal */
+  async request<T>(fn: () => T): Promise<T> {
+    this.live();
+    this.inFlight++;
+    this.calls.maxInFlight = Math.max(this.calls.maxInFlight, this.inFlight);
+    try {
+      await new Promise((r) => setTimeout(r, this.opts.latencyMs ?? 0));
+      return fn();
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** @internal */
+  get pCorrect(): number {
+    return this.opts.pCorrect ?? 0.45;
+  }
+
+  /** @internal */
+  get textRenderer(): Renderer {
+    return this.renderer;
+  }
+
+  static weightsPath(digest: string): string {
+    return `${WEIGHTS_PREFIX}${digest}`;
+  }
+}
+
+class HashChainTrainingClient implements TrainingClient {
+  readonly modelId: string;
+  private pending: string | null = null;
+  private steps = 0;
+
+  constructor(private readonly backend: HashChainPolicyBackend, private digest: string) {
+    this.modelId = `hash-chain-${digest.slice(0, 12)}`;
+  }
+
+  async forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult> {
+    this.backend.live();
+    this.backend.calls.forwardBackward++;
+    const injected = this.backend.failNext.forwardBackward;
+    if (injected) {
+      this.backend.failNext.forwardBackward = undefined;
+      throw injected;
+    }
+    if (lossFn !== 'importance_sampling') throw new Error(`unsupported loss ${lossFn}`);
+    let loss = 0;
+    for (const d of datums) {
+      const n = d.inputTokens.length;
+      if (d.targetTokens.length !== n || d.samplingLogprobs.length !== n || d.advantages.length !== n) throw new Error('datum fields differ in length');
+      // the policy equals the sampler here, so every ratio exp(logp - logp_sampled) is 1: loss = -sum A_t
+      for (const a of d.advantages) loss -= a;
+    }
+    this.backend.calls.datums.push(structuredClone(datums));
+    this.pending = sha(this.pending ?? 'grad', JSON.stringify(datums));
+    return { loss, logprobs: datums.map((d) => [...d.samplingLogprobs]) };
+  }
+
+  async optimStep(params: AdamParams): Promise<{ step: number }> {
+    this.backend.live();
+    this.backend.calls.optimStep++;
+    const injected = this.backend.failNext.optimStep;
+    if (injected) {
+      this.backend.failNext.optimStep = undefined;
+      throw injected;
+    }
+    if (this.pending === null) throw new Error('optim_step without a forward_backward');
+    this.backend.calls.adamParams.push({ ...params });
+    this.digest = sha(this.digest, this.pending, params.learningRate, params.beta1, params.beta2, params.eps);
+    this.pending = null;
+    return { step: ++this.steps };
+  }
+
+  async saveWeightsForSampler(_name: string): Promise<string> {
+    this.backend.live();
+    this.backend.calls.saveWeightsForSampler++;
+    return HashChainPolicyBackend.weightsPath(this.digest);
+  }
+
+  async saveState(_name: string): Promise<string> {
+    this.backend.live();
+    return `memory://hash-chain-state/${this.digest}/${this.steps}`;
+  }
+
+  async loadState(path: string): Promise<void> {
+    const m = /^memory:\/\/hash-chain-state\/([0-9a-f]{64})\/(\d+)$/.exec(path);
+    if (!m) throw new Error(`not a hash-chain state path: ${path}`);
+    this.digest = m[1];
+    this.steps = Number(m[2]);
+    this.pending = null;
+  }
+}
+
+class HashChainSamplingClient implements SamplingClient {
+  constructor(private readonly backend: HashChainPolicyBackend, private readonly digest: string) {}
+
+  get modelPath(): string {
+    return HashChainPolicyBackend.weightsPath(this.digest);
+  }
+
+  sample(promptTokens: number[], numSamples: number, params: SampleParams): Promise<SampledSequence[]> {
+    return this.backend.request(() => {
+      this.backend.calls.sample++;
+      const renderer = this.backend.textRenderer;
+      const stop = params.stopTokens?.[0];
+      const m = /(\d+) \+ (\d+)/.exec(renderer.decode(promptTokens));
+      const sum = m ? Number(m[1]) + Number(m[2]) : 0;
+      return Array.from({ length: numSamples }, (_, j) => {
+        const rand = stream(sha(this.digest, promptTokens.join(','), params.seed ?? 0, j, params.temperature));
+        const u = rand();
+        const p = this.backend.pCorrect;
+        let text: string;
+        let ends = true;
+        if (u < p) text = `${m?.[1]} plus ${m?.[2]} is \\boxed{${sum}}`;
+        else if (u < p + 0.3) text = `it is \\boxed{${sum + 1 + Math.floor(rand() * 5)}}`;
+        else if (u < p + 0.4) text = `roughly ${sum}`;
+        else {
+          text = `${sum} is \\boxed{${sum}} `.repeat(40);
+          ends = false;
+        }
+        let tokens = renderer.encode(text);
+        let stopReason: 'stop' | 'length' = 'length';
+        if (ends && stop !== undefined) tokens.push(stop);
+        if (tokens.length > params.maxTokens) tokens = tokens.slice(0, params.maxTokens);
+        else if (ends && stop !== undefined) stopReason = 'stop';
+        const logprobs = tokens.map(() => Math.fround(Math.log(0.05 + 0.95 * rand())));
+        return { tokens, logprobs, stopReason };
+      });
+    });
+  }
+
+  computeLogprobs(tokens: number[]): Promise<(number | null)[]> {
+    return this.backend.request(() => {
+      this.backend.calls.computeLogprobs++;
+      const rand = stream(sha(this.digest, 'prompt', tokens.join(',')));
+      return tokens.map((_, i) => (i === 0 ? null : Math.fround(-0.05 - 3 * rand() * rand())));
+    });
+  }
+}
