@@ -92,7 +92,9 @@ export function dockerignoreMatcher(text: string): (relPath: string) => boolean 
   };
 }
 
-export type ImportClosure = { files: string[]; packages: Map<string, string[]> };
+// packages: imported when the importing module loads; lazyPackages: only by an indented require()/import()
+// (inside a function: loaded on first use).
+export type ImportClosure = { files: string[]; packages: Map<string, string[]>; lazyPackages: Map<string, string[]> };
 
 const builtins = new Set(builtinModules);
 
@@ -110,13 +112,14 @@ function resolveLocal(fromFile: string, spec: string): string | undefined {
 }
 
 // Runtime imports of a TypeScript source: import/export ... from, import(), require(); `import type` is erased.
-export function importSpecifiers(source: string): string[] {
+// A require()/import() on an indented line is lazy (in a function body); everything else loads with the module.
+export function importSpecifiers(source: string): Array<{ spec: string; lazy: boolean }> {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  const specs: string[] = [];
+  const specs: Array<{ spec: string; lazy: boolean }> = [];
   for (const m of code.matchAll(/^\s*(import|export)\s+(type\s+)?([^;'"]*?\bfrom\s+)?['"]([^'"]+)['"]/gm)) {
-    if (!m[2]) specs.push(m[4]);
+    if (!m[2]) specs.push({ spec: m[4], lazy: false });
   }
-  for (const m of code.matchAll(/\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/g)) specs.push(m[1]);
+  for (const m of code.matchAll(/^([ \t]*).*?\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/gm)) specs.push({ spec: m[2], lazy: m[1].length > 0 });
   return specs;
 }
 
@@ -125,27 +128,30 @@ export function importSpecifiers(source: string): string[] {
 export function importClosure(entries: string[]): ImportClosure {
   const seen = new Set<string>();
   const packages = new Map<string, string[]>();
+  const lazyPackages = new Map<string, string[]>();
   const queue = entries.map((e) => path.resolve(e));
   while (queue.length) {
     const file = queue.pop() as string;
     if (seen.has(file)) continue;
     seen.add(file);
     if (!file.endsWith('.ts') && !file.endsWith('.js')) continue;
-    for (const spec of importSpecifiers(fs.readFileSync(file, 'utf8'))) {
+    for (const { spec, lazy } of importSpecifiers(fs.readFileSync(file, 'utf8'))) {
       let target: string | undefined;
       if (spec.startsWith('.')) target = resolveLocal(file, spec);
       else if (/^@rx\/[a-z-]+$/.test(spec)) target = repoPath('libs', spec.slice(4), 'src', 'index.ts');
       else if (spec.startsWith('node:') || builtins.has(spec) || builtins.has(packageName(spec))) continue;
       else {
+        const into = lazy ? lazyPackages : packages;
         const name = packageName(spec);
-        packages.set(name, [...(packages.get(name) ?? []), path.relative(repoRoot, file)]);
+        into.set(name, [...(into.get(name) ?? []), path.relative(repoRoot, file)]);
         continue;
       }
       if (!target || !fs.existsSync(target)) throw new Error(`${path.relative(repoRoot, file)}: cannot resolve '${spec}'`);
       queue.push(target);
     }
   }
-  return { files: [...seen].map((f) => path.relative(repoRoot, f)).sort(), packages };
+  for (const name of packages.keys()) lazyPackages.delete(name);
+  return { files: [...seen].map((f) => path.relative(repoRoot, f)).sort(), packages, lazyPackages };
 }
 
 type LockPackage = { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string>; dev?: boolean };
