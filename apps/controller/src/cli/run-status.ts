@@ -1,0 +1,77 @@
+// rx status <dir>: what a run directory says about its run, from its files alone (it reads, never writes):
+// the phases done and their wall times, each arm's steps, the gate table, the evaluation and the decision.
+import type { StepRecord } from '@rx/contracts';
+import type { DecisionSummary } from '../phases/decision.phase';
+import type { EvaluationResult } from '../phases/evaluation/evaluation.phase';
+import type { PilotResult } from '../phases/pilot.phase';
+import type { RunRecord } from '../phases/record/record.phase';
+import { formatDuration } from '../progress/progress.reporter';
+import { RunDir } from '../run/run-dir';
+import { PHASES, readManifest, RunStateStore } from '../run/run-state';
+import { parseSpec } from '@rx/spec';
+
+export interface RunStatus {
+  dir: string;
+  run_id: string;
+  title: string;
+  backend: string;
+  status: string;
+  reason: string | null;
+  phases: Array<{ phase: string; done: boolean; wall_seconds: number }>;
+  arms: Array<{ arm: string; steps_done: number; steps: number; attempt: number; last_reward: number | null }>;
+  gates: Array<{ bandwidth: number; pass: boolean; lines: string[] }>;
+  chosen_bandwidth: number | null;
+  evaluation: Array<{ model: string; accuracy: number; n: number }>;
+  decision: Pick<DecisionSummary, 'n' | 'effect' | 'lower' | 'upper' | 'outcome'> | null;
+  verdict: RunRecord['verdict'] | null;
+}
+
+export function runStatus(root: string): RunStatus {
+  const dir = new RunDir(root);
+  const manifest = readManifest(dir);
+  const state = RunStateStore.load(dir).state;
+  const parsed = parseSpec(dir.readJson(dir.specFile));
+  if (!parsed.ok) throw new Error(`${dir.specFile}: ${parsed.errors[0]}`);
+  const spec = parsed.spec;
+  const pilot = dir.readJsonIfExists<PilotResult>(dir.pilotFile);
+  const evaluation = dir.readJsonIfExists<EvaluationResult>(dir.evaluationFile);
+  const decision = dir.readJsonIfExists<DecisionSummary>(dir.decisionFile);
+  const record = dir.readJsonIfExists<RunRecord>(dir.recordFile);
+  return {
+    dir: dir.root,
+    run_id: manifest.runId,
+    title: spec.title,
+    backend: manifest.backend,
+    status: state.status,
+    reason: state.reason,
+    phases: PHASES.map((p) => ({ phase: p, done: state.completed.includes(p), wall_seconds: state.wallSeconds[p] ?? 0 })),
+    arms: spec.arms.map((a) => {
+      const s = state.arms[a.name];
+      const steps = dir.readLines<StepRecord>(dir.stepsFile(a.name)).filter((r) => !s || r.runId === s.runId);
+      return { arm: a.name, steps_done: steps.length, steps: spec.steps, attempt: s?.attempt ?? 0, last_reward: steps.length ? steps[steps.length - 1].gate.rewardMean : null };
+    }),
+    gates: (pilot?.pilots ?? []).map((p) => ({ bandwidth: p.bandwidth, pass: p.report.pass, lines: p.lines })),
+    chosen_bandwidth: pilot?.chosen_bandwidth ?? null,
+    evaluation: Object.values(evaluation?.models ?? {}).map((m) => ({ model: m.model, accuracy: m.accuracy, n: m.n })),
+    decision: decision ? { n: decision.n, effect: decision.effect, lower: decision.lower, upper: decision.upper, outcome: decision.outcome } : null,
+    verdict: record?.verdict ?? null,
+  };
+}
+
+export function formatRunStatus(s: RunStatus): string {
+  const out: string[] = [];
+  out.push(`run ${s.run_id}: "${s.title}"`);
+  out.push(`  ${s.dir} (${s.backend} backend)`);
+  out.push(`status: ${s.status}${s.reason ? ` (${s.reason})` : ''}`);
+  out.push(`phases: ${s.phases.map((p) => `${p.phase} ${p.done ? `done ${formatDuration(p.wall_seconds)}` : p.wall_seconds > 0 ? `started ${formatDuration(p.wall_seconds)}` : '-'}`).join(', ')}`);
+  for (const a of s.arms) out.push(`  ${a.arm.padEnd(12)} ${a.steps_done}/${a.steps} steps${a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}${a.last_reward !== null ? `, last reward ${a.last_reward.toFixed(3)}` : ''}`);
+  for (const g of s.gates) {
+    out.push(`gates at bandwidth ${g.bandwidth}:`);
+    for (const l of g.lines) out.push(`  ${l}`);
+  }
+  if (s.chosen_bandwidth !== null) out.push(`kernel bandwidth: ${s.chosen_bandwidth}`);
+  for (const e of s.evaluation) out.push(`eval ${e.model.padEnd(12)} accuracy ${e.accuracy.toFixed(4)} (${e.n} items)`);
+  if (s.decision) out.push(`decision: ${s.decision.outcome}: effect ${s.decision.effect.toFixed(4)}, interval [${s.decision.lower.toFixed(4)}, ${s.decision.upper.toFixed(4)}] over ${s.decision.n} paired items`);
+  if (s.verdict) out.push(`verdict: ${s.verdict.outcome}: ${s.verdict.reasoning[0]}`);
+  return out.join('\n');
+}

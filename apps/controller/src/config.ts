@@ -1,0 +1,72 @@
+// The controller's environment, validated once with zod. `rx run` reads it too (flags override it). A bad value
+// stops with one line naming the variable; secrets (TINKER_API_KEY, a Redis password) never appear in messages.
+import { z } from 'zod';
+
+export const CONTROLLER_DEFAULT_PORT = 3100;
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+const emptyToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const intVar = (min: number, max: number) =>
+  z.preprocess(emptyToUndefined, z.coerce.number({ invalid_type_error: 'must be a number' }).int('must be an integer').min(min).max(max));
+
+export const controllerConfigSchema = z.object({
+  /** the controller's /health, /metrics and /queues (0 picks a free port) */
+  PORT: intVar(0, 65535).default(CONTROLLER_DEFAULT_PORT),
+  /** interface to bind; unset: 127.0.0.1 when rx run spawns the services, 0.0.0.0 beside external ones (containers) */
+  HOST: z.preprocess(emptyToUndefined, z.string().trim().min(1).optional()),
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .url('must be a URL such as redis://127.0.0.1:6379')
+      .refine((u) => /^rediss?:\/\//.test(u), 'must start with redis:// or rediss://')
+      .default(DEFAULT_REDIS_URL),
+  ),
+  /** the policy server or the Tinker base URL the services use (--services external) */
+  RX_BACKEND_URL: z.preprocess(emptyToUndefined, z.string().url('must be a URL').optional()),
+  /** where run directories live when --out is relative to it (main.ts service mode) */
+  RX_DATA_DIR: z.preprocess(emptyToUndefined, z.string().min(1).default('runs')),
+  /** backend requests the controller keeps in flight (evaluation, held-out sampling) */
+  RX_CONCURRENCY: intVar(1, 1024).default(64),
+  /** BullMQ and store key prefix shared with the services */
+  RX_QUEUE_PREFIX: z.preprocess(emptyToUndefined, z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, "_", "." or "-"').default('rx')),
+  /** service mode: the spec to run and the run's name (its directory is RX_DATA_DIR/runs/RX_RUN_NAME) */
+  RX_SPEC: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
+  RX_RUN_NAME: z.preprocess(emptyToUndefined, z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 letters, digits, "_", "." or "-"').optional()),
+  /** passed to a policy server that rx run spawns */
+  RX_POLICY_LATENCY_MS: intVar(0, 600_000).optional(),
+  /** the Tinker backend (--backend tinker) */
+  TINKER_API_KEY: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
+  TINKER_BASE_URL: z.preprocess(emptyToUndefined, z.string().url('must be an http(s) URL').optional()),
+});
+
+export type ControllerConfig = z.infer<typeof controllerConfigSchema>;
+
+export class ControllerConfigError extends Error {
+  override readonly name = 'ControllerConfigError';
+}
+
+const SECRET = new Set(['TINKER_API_KEY', 'REDIS_URL']);
+
+/** Parses the environment; throws ControllerConfigError, one line naming every bad variable. */
+export function parseControllerConfig(env: Record<string, string | undefined>): ControllerConfig {
+  const parsed = controllerConfigSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => {
+    const name = String(i.path[0] ?? '(env)');
+    const value = env[name];
+    return `${name} ${i.message}${value === undefined || SECRET.has(name) ? '' : ` (got '${value}')`}`;
+  });
+  throw new ControllerConfigError(`controller: invalid environment: ${problems.join('; ')}`);
+}
+
+/** The URL with its password masked (logs, the run record). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '<invalid url>';
+  }
+}

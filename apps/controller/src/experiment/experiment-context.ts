@@ -1,0 +1,45 @@
+// What every phase of a run works with: the run directory and its state, the spec, the data, the backend (for
+// the probe, the shared initialisation, held-out sampling and evaluation) and the step bus (training steps go
+// through the services).
+import type { PolicyBackend, Renderer } from '@rx/backend';
+import type { RxMetrics } from '@rx/metrics';
+import type { ExperimentSpec } from '@rx/spec';
+import type { StepBus } from '../infra/step-bus';
+import type { ProgressReporter } from '../progress/progress.reporter';
+import type { RunDir } from '../run/run-dir';
+import type { RunManifest, RunStateStore } from '../run/run-state';
+import type { ExperimentData } from './experiment-data';
+
+export interface ExperimentContext {
+  dir: RunDir;
+  manifest: RunManifest;
+  state: RunStateStore;
+  spec: ExperimentSpec;
+  data: ExperimentData;
+  backend: PolicyBackend;
+  renderer: Renderer;
+  bus: StepBus;
+  progress: ProgressReporter;
+  metrics: RxMetrics;
+  /** backend requests in flight at once (held-out sampling, evaluation) */
+  concurrency: number;
+  /** a step that has not completed after this long fails the run */
+  stepStallTimeoutMs: number;
+  /** set when the run is interrupted (SIGINT/SIGTERM) or a service died */
+  signal: AbortSignal;
+}
+
+/** The run was stopped by a pre-registered rule (preflight, gates): not an error, the record says why. */
+export class RunStopped extends Error {
+  override readonly name = 'RunStopped';
+  constructor(
+    message: string,
+    readonly phase: 'preflight' | 'shared_init' | 'pilot',
+  ) {
+    super(message);
+  }
+}
+
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason ?? 'interrupted'));
+}

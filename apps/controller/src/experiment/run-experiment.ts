@@ -1,0 +1,429 @@
+// rx run: a whole pre-registered experiment from its spec, phase by phase, each phase's result written to the
+// run directory when it completes (so --resume continues from the last completed step):
+//   setup (Redis, services, backend) -> effective config -> correctness preflight -> shared initialisation ->
+//   pilot + gates (+ the one calibration) -> both arms through the services -> greedy evaluation -> decision -> record
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { CHAR_BASE_MODELS, rendererFor, TinkerBackend, type PolicyBackend, type Renderer } from '@rx/backend';
+import { QUEUE_NAME_LIST } from '@rx/contracts';
+import { createRxMetrics, type RxMetrics } from '@rx/metrics';
+import { applySpecOverride, loadSpecText, parseSpec, type ExperimentSpec, type SpecOverride } from '@rx/spec';
+import { Queue } from 'bullmq';
+import type { ControllerConfig } from '../config';
+import { redactUrl } from '../config';
+import { startControllerHttp, type ControllerHttp } from '../http/controller-http';
+import { freePort } from '../infra/free-port';
+import { locateRedis, pingRedis, type RedisHandle } from '../infra/redis-locator';
+import { REPO_ROOT } from '../infra/repo-root';
+import { ServiceSupervisor, type ServiceSpec } from '../infra/service-supervisor';
+import { StepBus } from '../infra/step-bus';
+import { runDecision, type DecisionSummary } from '../phases/decision.phase';
+import { writeEffectiveConfig } from '../phases/effective-config.phase';
+import { runEvaluation, type EvaluationResult } from '../phases/evaluation/evaluation.phase';
+import { runPilot, type PilotResult } from '../phases/pilot.phase';
+import { runPreflight } from '../phases/preflight/preflight.phase';
+import { buildRecord, type RunRecord } from '../phases/record/record.phase';
+import { codeRevision } from '../phases/record/source-hashes';
+import { runSharedInit, type SharedInitResult } from '../phases/shared-init.phase';
+import { runTraining, type ArmTraining, type TrainingResult } from '../phases/training.phase';
+import type { ProgressReporter } from '../progress/progress.reporter';
+import { canonicalJson, sha256Hex } from '../run/canonical-json';
+import { RunDir } from '../run/run-dir';
+import { readManifest, RunStateStore, type PhaseName, type RunManifest, type RunState } from '../run/run-state';
+import { RunStopped, type ExperimentContext } from './experiment-context';
+import { loadExperimentData } from './experiment-data';
+
+export type BackendKind = 'embedded' | 'tinker';
+export type ServicesMode = 'spawn' | 'external';
+
+export interface RunOptions {
+  /** a new run: the spec file and where to put the run */
+  specPath?: string;
+  outDir?: string;
+  overridePath?: string;
+  /** continue the run in this directory */
+  resumeDir?: string;
+  /** default: embedded for the embedded model, tinker otherwise */
+  backend?: BackendKind;
+  services: ServicesMode;
+  config: ControllerConfig;
+  progress: ProgressReporter;
+  signal: AbortSignal;
+  /** the controller's own HTTP server: a port (0: any free one), or null for none; default config.PORT */
+  httpPort?: number | null;
+  /** the model the spawned policy server serves (tests: the in-memory test model) */
+  policyBackend?: 'embedded' | 'memory';
+  stepStallTimeoutMs?: number;
+  healthTimeoutMs?: number;
+  /** test hook: end the attempt as interrupted once this phase has completed */
+  interruptAfter?: PhaseName;
+}
+
+export interface RunOutcome {
+  dir: string;
+  status: RunState['status'];
+  record: RunRecord | null;
+  message: string | null;
+}
+
+/** A mistake of the user's (flags, files, environment): one line (plus path-named spec errors), exit 2. */
+export class RunUserError extends Error {
+  override readonly name = 'RunUserError';
+  constructor(
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+class Interrupted extends Error {
+  override readonly name = 'Interrupted';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Opening a run: a new one (spec [+ override] -> run.json, spec.json, state.json) or an existing one (--resume)
+
+interface OpenedRun {
+  dir: RunDir;
+  manifest: RunManifest;
+  spec: ExperimentSpec;
+  sourceSpec: ExperimentSpec | null;
+  state: RunStateStore;
+  resumed: boolean;
+}
+
+function readSpec(file: string): { spec: ExperimentSpec; text: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new RunUserError(`cannot read spec ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  const parsed = loadSpecText(text);
+  if (!parsed.ok) throw new RunUserError(`${file}: invalid spec (${parsed.errors.length} error${parsed.errors.length === 1 ? '' : 's'})`, parsed.errors);
+  return { spec: parsed.spec, text };
+}
+
+function readOverride(file: string): { override: SpecOverride; text: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new RunUserError(`cannot read override ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be a JSON object (a partial spec)');
+    return { override: value as SpecOverride, text };
+  } catch (err) {
+    throw new RunUserError(`${file}: ${(err as Error).message}`);
+  }
+}
+
+export function defaultBackend(spec: ExperimentSpec): BackendKind {
+  return CHAR_BASE_MODELS.includes(spec.base_model) ? 'embedded' : 'tinker';
+}
+
+/** Tinker needs its key and a base URL; checked before any work. */
+export function tinkerCredentials(config: ControllerConfig): { apiKey: string; baseUrl: string } {
+  const baseUrl = config.TINKER_BASE_URL ?? config.RX_BACKEND_URL;
+  const missing = [config.TINKER_API_KEY ? null : 'TINKER_API_KEY', baseUrl ? null : 'TINKER_BASE_URL'].filter((x): x is string => x !== null);
+  if (missing.length > 0) {
+    throw new RunUserError(`--backend tinker needs ${missing.join(' and ')}: export TINKER_API_KEY=<your key> and TINKER_BASE_URL=<the Tinker service URL> (nothing was started)`);
+  }
+  return { apiKey: config.TINKER_API_KEY as string, baseUrl: baseUrl as string };
+}
+
+function newRunId(outDir: string): string {
+  const base = path.basename(path.resolve(outDir)).replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 24) || 'run';
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${base}-${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+export function openRun(opts: Pick<RunOptions, 'specPath' | 'outDir' | 'overridePath' | 'resumeDir' | 'backend' | 'services' | 'config'>): OpenedRun {
+  if (opts.resumeDir) {
+    const dir = new RunDir(opts.resumeDir);
+    if (!dir.exists(dir.root)) throw new RunUserError(`--resume ${opts.resumeDir}: no such directory`);
+    let manifest: RunManifest;
+    try {
+      manifest = readManifest(dir);
+    } catch (err) {
+      throw new RunUserError(`--resume ${opts.resumeDir}: ${(err as Error).message}`);
+    }
+    const parsed = parseSpec(dir.readJson(dir.specFile));
+    if (!parsed.ok) throw new RunUserError(`${dir.specFile}: the run's spec no longer parses (${parsed.errors[0]})`, parsed.errors);
+    if (opts.specPath) {
+      const given = sha256Hex(readFileSync(opts.specPath));
+      if (given !== manifest.spec.sourceSha256) throw new RunUserError(`--spec ${opts.specPath} is not the spec run ${manifest.runId} was started from (${manifest.spec.source}); drop --spec to resume`);
+    }
+    if (opts.overridePath) throw new RunUserError('--override cannot change a run being resumed; the run keeps its spec.json');
+    if (opts.backend && opts.backend !== manifest.backend) throw new RunUserError(`run ${manifest.runId} uses the ${manifest.backend} backend; it cannot resume on ${opts.backend}`);
+    const source = dir.readJsonIfExists(dir.path('spec.source.json'));
+    const sourceSpec = source ? parseSpec(source) : null;
+    return { dir, manifest, spec: parsed.spec, sourceSpec: sourceSpec?.ok ? sourceSpec.spec : null, state: RunStateStore.load(dir), resumed: true };
+  }
+
+  if (!opts.specPath) throw new RunUserError('--spec is required (or --resume <dir>)');
+  if (!opts.outDir) throw new RunUserError('--out is required (or --resume <dir>)');
+  const { spec: sourceSpec, text } = readSpec(opts.specPath);
+  let spec = sourceSpec;
+  let override: RunManifest['override'] = null;
+  if (opts.overridePath) {
+    const o = readOverride(opts.overridePath);
+    const applied = applySpecOverride(sourceSpec, o.override);
+    if (!applied.ok) throw new RunUserError(`${opts.overridePath}: the spec with this override is invalid (${applied.errors.length} error${applied.errors.length === 1 ? '' : 's'})`, applied.errors);
+    spec = applied.spec;
+    override = { source: opts.overridePath, sha256: sha256Hex(o.text) };
+  }
+  const backend = opts.backend ?? defaultBackend(spec);
+  if (backend === 'tinker') tinkerCredentials(opts.config);
+
+  const dir = new RunDir(opts.outDir);
+  if (dir.exists(dir.runFile)) {
+    const existing = readManifest(dir);
+    const state = dir.readJsonIfExists<{ status?: string }>(dir.stateFile);
+    throw new RunUserError(`${opts.outDir} already holds run ${existing.runId} (${state?.status ?? 'unknown'}): resume it with --resume ${opts.outDir}, or choose another --out`);
+  }
+  if (!dir.isEmpty()) throw new RunUserError(`${opts.outDir} is not empty and holds no run: choose an empty or new directory for --out`);
+  const manifest: RunManifest = {
+    version: 1,
+    runId: newRunId(opts.outDir),
+    createdAt: new Date().toISOString(),
+    spec: { source: opts.specPath, sourceSha256: sha256Hex(text), sha256: sha256Hex(canonicalJson(spec)) },
+    override,
+    backend,
+    services: opts.services,
+  };
+  dir.writeJson(dir.specFile, spec);
+  if (override) dir.writeJson(dir.path('spec.source.json'), sourceSpec);
+  dir.writeJson(dir.runFile, manifest);
+  return { dir, manifest, spec, sourceSpec: override ? sourceSpec : null, state: RunStateStore.create(dir, manifest.runId), resumed: false };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The infrastructure of one attempt: Redis, the services, the backend client, the step bus, the HTTP server
+
+interface Infra {
+  redis: RedisHandle;
+  supervisor: ServiceSupervisor | null;
+  backend: PolicyBackend;
+  bus: StepBus;
+  http: ControllerHttp | null;
+  prefix: string;
+  close(): Promise<void>;
+}
+
+async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, abort: AbortController, phase: () => string | null): Promise<Infra> {
+  const { config, progress } = opts;
+  const closers: Array<() => Promise<void>> = [];
+  const close = async (): Promise<void> => {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+    closers.length = 0;
+  };
+  try {
+    const redis = await locateRedis({ url: config.REDIS_URL, allowPrivate: opts.services === 'spawn', log: (l) => progress.info(l) });
+    closers.push(() => redis.close());
+    const prefix = opts.services === 'spawn' ? `rx.${run.manifest.runId}` : config.RX_QUEUE_PREFIX;
+    let supervisor: ServiceSupervisor | null = null;
+    let backendUrl: string;
+    let apiKey: string;
+    if (run.manifest.backend === 'tinker') {
+      ({ baseUrl: backendUrl, apiKey } = tinkerCredentials(config));
+    } else if (opts.services === 'external') {
+      if (!config.RX_BACKEND_URL) throw new RunUserError('--services external needs RX_BACKEND_URL (the policy server the services use, e.g. http://127.0.0.1:8000)');
+      backendUrl = config.RX_BACKEND_URL;
+      apiKey = config.TINKER_API_KEY ?? 'rx-local-policy-server';
+    } else {
+      backendUrl = '';
+      apiKey = `rx-local-${randomBytes(12).toString('hex')}`;
+    }
+    if (opts.services === 'spawn') {
+      supervisor = new ServiceSupervisor({ logsDir: run.dir.logsDir, healthTimeoutMs: opts.healthTimeoutMs });
+      supervisor.onUnexpectedExit((name, code, signal) => abort.abort(new Error(`the ${name} service exited (${code ?? signal}) during the run; see ${path.join(run.dir.logsDir, `${name}.log`)}`)));
+      closers.push(() => (supervisor as ServiceSupervisor).stop());
+      const dataDir = run.dir.servicesDataDir;
+      if (run.manifest.backend === 'embedded') {
+        const port = await freePort();
+        progress.info(`starting the policy server (${opts.policyBackend ?? 'embedded'} model) ...`);
+        const env: Record<string, string> = {
+          HOST: '127.0.0.1',
+          RX_DATA_DIR: path.join(dataDir, 'policy-server'),
+          RX_POLICY_BACKEND: opts.policyBackend ?? 'embedded',
+          RX_POLICY_API_KEY: apiKey,
+        };
+        if (config.RX_POLICY_LATENCY_MS !== undefined) env.RX_POLICY_LATENCY_MS = String(config.RX_POLICY_LATENCY_MS);
+        const [server] = await supervisor.start([{ name: 'policy-server', port, env }]);
+        backendUrl = server.url;
+      }
+      const common = { REDIS_URL: redis.url, RX_BACKEND_URL: backendUrl, TINKER_API_KEY: apiKey, RX_DATA_DIR: dataDir, RX_QUEUE_PREFIX: prefix, HOST: '127.0.0.1' };
+      const specs: ServiceSpec[] = [];
+      for (const name of ['sampler', 'grader', 'advantage', 'trainer']) specs.push({ name, port: await freePort(), env: { ...common } });
+      progress.info(`starting ${specs.map((s) => s.name).join(', ')} (logs in ${run.dir.relative(run.dir.logsDir)}/) ...`);
+      await supervisor.start(specs);
+    }
+    const backend = new TinkerBackend({ baseUrl: backendUrl, apiKey, logger: { warn: (m) => progress.warn(`backend: ${m}`) } });
+    closers.push(() => backend.close());
+    const bus = new StepBus({ redisUrl: redis.url, prefix, metrics, log: (l) => progress.warn(l) });
+    closers.push(() => bus.close());
+    await bus.start();
+    let http: ControllerHttp | null = null;
+    const port = opts.httpPort === undefined ? config.PORT : opts.httpPort;
+    if (port !== null) {
+      const host = config.HOST ?? (opts.services === 'spawn' ? '127.0.0.1' : '0.0.0.0');
+      const boardQueues = QUEUE_NAME_LIST.map((q) => new Queue(q, { connection: { url: redis.url } as never, prefix }));
+      closers.push(async () => void (await Promise.all(boardQueues.map((q) => q.close()))));
+      const probes = { redis: () => pingRedis(redis.url), backend: () => backend.ping(), runId: () => run.manifest.runId, phase, metrics };
+      try {
+        http = await startControllerHttp(probes, { host, port, queues: boardQueues });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        http = await startControllerHttp(probes, { host, port: 0, queues: boardQueues });
+        progress.warn(`port ${port} is taken: the controller serves /health, /metrics and /queues on ${http.url} instead`);
+      }
+      closers.push(() => (http as ControllerHttp).close());
+    }
+    progress.info(`Redis ${redactUrl(redis.url)} (prefix ${prefix}); backend ${run.manifest.backend} at ${redactUrl(backendUrl)}${http ? `; controller ${http.url} (/health, /metrics, /queues)` : ''}`);
+    return { redis, supervisor, backend, bus, http, prefix, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The run
+
+export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
+  const run = openRun(opts);
+  const { dir, state, progress } = { ...run, progress: opts.progress };
+  const status = state.state.status;
+  if (run.resumed && (status === 'complete' || status === 'stopped')) {
+    progress.info(`run ${run.manifest.runId} in ${dir.root} is already ${status}; nothing to resume`);
+    return { dir: dir.root, status, record: dir.readJsonIfExists<RunRecord>(dir.recordFile), message: state.state.reason };
+  }
+  const abort = new AbortController();
+  const onAbort = () => abort.abort(opts.signal.reason ?? new Interrupted('interrupted'));
+  if (opts.signal.aborted) onAbort();
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  const metrics = createRxMetrics({ service: 'controller' });
+  let current: PhaseName | null = null;
+  const code = codeRevision(REPO_ROOT);
+  state.beginAttempt(run.resumed, code.tree_sha256);
+  progress.info(`${run.resumed ? 'resuming' : 'starting'} run ${run.manifest.runId}: "${run.spec.title}" (${run.manifest.backend} backend, services ${opts.services}) in ${dir.root}`);
+
+  let infra: Infra | null = null;
+  let outcome: RunState['status'] = 'running';
+  let message: string | null = null;
+  try {
+    const setupStarted = Date.now();
+    current = 'setup';
+    infra = await startInfra(run, opts, metrics, abort, () => current);
+    const renderer: Renderer = await rendererFor(run.spec.base_model);
+    const data = await loadExperimentData(run.spec, { repoRoot: REPO_ROOT });
+    abort.signal.addEventListener('abort', () => infra?.bus.fail(abort.signal.reason instanceof Error ? abort.signal.reason : new Interrupted('interrupted')), { once: true });
+    state.addWall('setup', (Date.now() - setupStarted) / 1000);
+    state.complete('setup');
+
+    const ctx: ExperimentContext = {
+      dir,
+      manifest: run.manifest,
+      state,
+      spec: run.spec,
+      data,
+      backend: infra.backend,
+      renderer,
+      bus: infra.bus,
+      progress,
+      metrics,
+      concurrency: opts.config.RX_CONCURRENCY,
+      stepStallTimeoutMs: opts.stepStallTimeoutMs ?? 30 * 60_000,
+      signal: abort.signal,
+    };
+
+    const phase = async <T>(name: PhaseName, runIt: () => Promise<T>, load: () => T): Promise<T> => {
+      if (state.isDone(name)) return load();
+      current = name;
+      const started = Date.now();
+      try {
+        const result = await runIt();
+        state.addWall(name, (Date.now() - started) / 1000);
+        state.complete(name);
+        if (opts.interruptAfter === name) throw new Interrupted(`interrupted after ${name} (test hook)`);
+        return result;
+      } catch (err) {
+        if (!state.isDone(name)) state.addWall(name, (Date.now() - started) / 1000);
+        throw err;
+      }
+    };
+
+    await phase('effective_config', async () => writeEffectiveConfig(ctx), () => undefined);
+    await phase('preflight', () => runPreflight(ctx), () => undefined);
+    const init = await phase('shared_init', () => runSharedInit(ctx), () => dir.readJson<SharedInitResult>(dir.sharedInitFile));
+    const pilot = await phase('pilot', () => runPilot(ctx, init), () => dir.readJson<PilotResult>(dir.pilotFile));
+    const training = await phase(
+      'training',
+      async () => {
+        const t = await runTraining(ctx, init, pilot.chosen_bandwidth as number);
+        dir.writeJson(dir.path('training.json'), { bandwidth: t.bandwidth, first_update_check: t.first_update_check, arms: Object.fromEntries(Object.entries(t.arms).map(([k, v]) => [k, dir.relative(dir.trainingFile(v.arm))])) });
+        return t;
+      },
+      () => loadTraining(dir, run.spec),
+    );
+    const evaluation = await phase('evaluation', () => runEvaluation(ctx, init, training), () => dir.readJson<EvaluationResult>(dir.evaluationFile));
+    await phase('decision', async () => runDecision(ctx, evaluation), () => dir.readJson<DecisionSummary>(dir.decisionFile));
+    outcome = 'complete';
+  } catch (err) {
+    if (err instanceof RunStopped) {
+      outcome = 'stopped';
+      message = err.message;
+      progress.info(`run stopped: ${err.message}`);
+    } else if (err instanceof Interrupted || abort.signal.aborted) {
+      outcome = 'interrupted';
+      const reason = abort.signal.reason instanceof Error ? abort.signal.reason.message : err instanceof Error ? err.message : String(err);
+      message = `${reason} (during ${current ?? 'setup'})`;
+      progress.info(`run interrupted: ${message}; continue with rx run --resume ${dir.root}`);
+    } else if (err instanceof RunUserError) {
+      outcome = 'failed';
+      message = err.message;
+      state.endAttempt('failed', message);
+      await infra?.close();
+      opts.signal.removeEventListener('abort', onAbort);
+      throw err;
+    } else {
+      outcome = 'failed';
+      message = err instanceof Error ? err.message : String(err);
+      progress.info(`run failed during ${current ?? 'setup'}: ${message}`);
+    }
+  } finally {
+    opts.signal.removeEventListener('abort', onAbort);
+  }
+
+  const closing = infra?.close();
+  state.endAttempt(outcome, message);
+  let record: RunRecord | null = null;
+  if (outcome !== 'interrupted') {
+    const started = Date.now();
+    const draft = () => buildRecord({ dir, manifest: run.manifest, state: state.state, spec: run.spec, sourceSpec: run.sourceSpec, cpus: cpus().length });
+    record = draft();
+    dir.writeJson(dir.recordFile, record);
+    state.addWall('record', (Date.now() - started) / 1000);
+    state.complete('record');
+    record = draft(); // with the record phase's own wall time
+    dir.writeJson(dir.recordFile, record);
+    progress.info(`record: ${dir.recordFile}`);
+    progress.info(`verdict: ${record.verdict.outcome}: ${record.verdict.reasoning[0]}`);
+  }
+  await closing;
+  progress.close();
+  return { dir: dir.root, status: outcome, record, message };
+}
+
+function loadTraining(dir: RunDir, spec: ExperimentSpec): TrainingResult {
+  const summary = dir.readJson<{ bandwidth: number; first_update_check: TrainingResult['first_update_check'] }>(dir.path('training.json'));
+  const arms = Object.fromEntries(spec.arms.map((a) => [a.name, dir.readJson<ArmTraining>(dir.trainingFile(a.name))]));
+  return { bandwidth: summary.bandwidth, arms, first_update_check: summary.first_update_check };
+}
+

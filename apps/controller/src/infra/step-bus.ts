@@ -1,0 +1,172 @@
+// The controller's side of the pipeline: it enqueues `step-requests` (validated by the catalog, job id
+// `<run>-<arm>-<step>-prepare`) and consumes `step-events` (validated the same way; a bad payload goes to the
+// dead-letter queue). A caller waits for one (run, arm, step); while it waits, a dead letter of that step (the
+// pipeline refused it) or a stalled step fails the wait with the reason instead of hanging.
+import { Worker } from 'bullmq';
+import { jobIdFor, QUEUE_CATALOG, type StepEvent, type StepRequest } from '@rx/contracts';
+import { consumeJob, QueueRepository, RedisConnectionFactory } from '@rx/pipeline';
+import type { RxMetrics } from '@rx/metrics';
+
+export interface StepBusOptions {
+  redisUrl: string;
+  prefix: string;
+  metrics: Pick<RxMetrics, 'countDeadLetter' | 'observeStage'>;
+  /** how often the dead-letter queue is checked while a step is awaited (default 2 s) */
+  deadLetterPollMs?: number;
+  log?: (line: string) => void;
+}
+
+export class StepFailedError extends Error {
+  override readonly name = 'StepFailedError';
+}
+
+interface Waiter {
+  resolve: (e: StepEvent) => void;
+  reject: (e: Error) => void;
+}
+
+const keyOf = (runId: string, arm: string, step: number): string => `${runId}\u0000${arm}\u0000${step}`;
+
+export class StepBus {
+  private readonly connections: RedisConnectionFactory;
+  private readonly queues: QueueRepository;
+  private worker: Worker | null = null;
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly arrived = new Map<string, StepEvent>();
+  private readonly seenDeadLetters = new Set<string>();
+  private readonly runIds = new Set<string>();
+  private failure: Error | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: StepBusOptions) {
+    this.connections = new RedisConnectionFactory(opts.redisUrl, { connectionName: 'rx-controller' });
+    this.queues = new QueueRepository({ connections: this.connections, prefix: opts.prefix });
+  }
+
+  get redisUrl(): string {
+    return this.opts.redisUrl;
+  }
+
+  get prefix(): string {
+    return this.opts.prefix;
+  }
+
+  /**
+   * The sampler weights path the trainer saved for a step: the return value of that step's `step-requests` job
+   * (`{ outcome: 'ready', samplerPath }`), read once the trainer has prepared it.
+   */
+  async samplerPathOf(runId: string, arm: string, step: number, timeoutMs: number): Promise<string> {
+    const id = jobIdFor({ runId, arm, step }, QUEUE_CATALOG['step-requests'].stage);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.failure) throw this.failure;
+      const job = await this.queues.queue('step-requests').getJob(id);
+      const value = job?.returnvalue as { outcome?: string; samplerPath?: unknown } | null | undefined;
+      if (value && typeof value.samplerPath === 'string') return value.samplerPath;
+      if (value && value.outcome === 'skipped') throw new StepFailedError(`step ${step} of ${runId}/${arm} was already committed: no sampler weights were saved for it`);
+      if (job?.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1)) throw new StepFailedError(`the trainer could not prepare step ${step} of ${runId}/${arm}: ${job.failedReason}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new StepFailedError(`the trainer did not prepare step ${step} of ${runId}/${arm} within ${Math.round(timeoutMs / 1000)} s`);
+  }
+
+  /** connects and starts consuming step-events */
+  async start(): Promise<void> {
+    await this.connections.ready();
+    this.worker = new Worker(
+      'step-events',
+      (job) =>
+        consumeJob('step-events', { id: job.id, data: job.data, attemptsMade: job.attemptsMade }, { queues: this.queues, metrics: this.opts.metrics }, async (event) => {
+          this.deliver(event);
+        }),
+      { connection: this.connections.worker(), prefix: this.opts.prefix, concurrency: 8, autorun: true },
+    );
+    this.worker.on('error', (err) => this.opts.log?.(`step-events worker: ${err.message}`));
+    await this.worker.waitUntilReady();
+  }
+
+  /** the run ids this controller drives: events of other runs are acknowledged and logged, never delivered */
+  track(runId: string): void {
+    this.runIds.add(runId);
+  }
+
+  async request(req: StepRequest): Promise<void> {
+    this.track(req.runId);
+    await this.queues.enqueue('step-requests', req, jobIdFor(req, 'prepare'));
+  }
+
+  /** the step-complete event of (run, arm, step); rejects on a dead letter of the step, a stall, or fail() */
+  waitFor(runId: string, arm: string, step: number, stallTimeoutMs: number): Promise<StepEvent> {
+    const key = keyOf(runId, arm, step);
+    if (this.failure) return Promise.reject(this.failure);
+    const ready = this.arrived.get(key);
+    if (ready) {
+      this.arrived.delete(key);
+      return Promise.resolve(ready);
+    }
+    return new Promise<StepEvent>((resolve, reject) => {
+      const prefix = `${runId}-${arm}-${step}-`;
+      const poll = setInterval(() => {
+        void this.deadLetterFor(prefix).then((reason) => {
+          if (reason) finish(new StepFailedError(`step ${step} of ${runId}/${arm} was refused by the pipeline: ${reason}`));
+        });
+      }, this.opts.deadLetterPollMs ?? 2000);
+      const stall = setTimeout(
+        () => finish(new StepFailedError(`step ${step} of ${runId}/${arm} did not complete within ${Math.round(stallTimeoutMs / 1000)} s; are the services running (see their logs)?`)),
+        stallTimeoutMs,
+      );
+      const finish = (outcome: StepEvent | Error): void => {
+        clearInterval(poll);
+        clearTimeout(stall);
+        this.waiters.delete(key);
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+      this.waiters.set(key, { resolve: (e) => finish(e), reject: (e) => finish(e) });
+    });
+  }
+
+  /** fails every wait now and later (a service died, the run was interrupted) */
+  fail(err: Error): void {
+    this.failure ??= err;
+    for (const w of [...this.waiters.values()]) w.reject(err);
+  }
+
+  private deliver(event: StepEvent): void {
+    if (!this.runIds.has(event.runId)) {
+      this.opts.log?.(`step-events: ignoring an event of run ${event.runId} (not driven by this controller)`);
+      return;
+    }
+    const key = keyOf(event.runId, event.arm, event.step);
+    const waiter = this.waiters.get(key);
+    if (waiter) waiter.resolve(event);
+    else this.arrived.set(key, event);
+  }
+
+  private async deadLetterFor(jobIdPrefix: string): Promise<string | null> {
+    if (this.closed) return null;
+    try {
+      const jobs = await this.queues.queue('dead-letters').getJobs(['waiting', 'delayed', 'completed', 'failed'], 0, 200);
+      for (const job of jobs) {
+        if (!job?.id || this.seenDeadLetters.has(job.id)) continue;
+        const data = job.data as { sourceJobId?: string | null; reason?: string; error?: string; sourceQueue?: string };
+        if (!data.sourceJobId?.startsWith(jobIdPrefix)) continue;
+        this.seenDeadLetters.add(job.id);
+        if (data.reason === 'unrecoverable') return `${data.sourceQueue}: ${data.error ?? 'unrecoverable'}`;
+        this.opts.log?.(`dead letter on ${data.sourceQueue} for ${data.sourceJobId}: ${data.error ?? data.reason}`);
+      }
+    } catch {
+      // Redis away for a moment: the next poll tries again
+    }
+    return null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.fail(new StepFailedError('the controller is shutting down'));
+    await this.worker?.close();
+    await this.queues.close();
+    await this.connections.close();
+  }
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// The controller:
+//   main.ts run <flags>    rx run: a whole experiment (see experiment/run-experiment.ts); exit 0 complete,
+//                          3 stopped by a pre-registered check, 1 failed, 130 interrupted, 2 a user mistake
+//   main.ts status <dir>   rx status: a run directory summarised (--json for the object)
+//   main.ts                service mode (RX_ROLE=controller): /health, /metrics, /queues on PORT (3100); with
+//                          RX_SPEC set it runs that spec over the external services into RX_DATA_DIR/runs/RX_RUN_NAME
+//                          (resuming the run there if one exists), then exits
+import 'reflect-metadata';
+import * as path from 'node:path';
+import { TinkerBackend } from '@rx/backend';
+import { createRxMetrics } from '@rx/metrics';
+import { parseRunArgs } from './cli/run-args';
+import { formatRunStatus, runStatus } from './cli/run-status';
+import { ControllerConfigError, parseControllerConfig, type ControllerConfig } from './config';
+import { runExperiment, RunUserError, type RunOutcome } from './experiment/run-experiment';
+import { startControllerHttp } from './http/controller-http';
+import { pingRedis } from './infra/redis-locator';
+import { killAllChildren } from './infra/service-supervisor';
+import { progressFor } from './progress/progress.reporter';
+import { RunStateError } from './run/run-state';
+
+const EXIT = { complete: 0, stopped: 3, failed: 1, interrupted: 130, running: 1 } as const;
+
+function interruptSignal(): AbortSignal {
+  const abort = new AbortController();
+  let signals = 0;
+  const on = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals === 1) {
+      process.stderr.write(`\ncontroller: ${sig}: stopping the run (the services are stopped, the run directory keeps what is done; again to force)\n`);
+      abort.abort(new Error(`interrupted by ${sig}`));
+    } else {
+      killAllChildren();
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  process.on('exit', killAllChildren);
+  return abort.signal;
+}
+
+function exitCodeOf(outcome: RunOutcome): number {
+  return EXIT[outcome.status];
+}
+
+async function runCommand(argv: string[], config: ControllerConfig): Promise<number> {
+  const args = parseRunArgs(argv);
+  const outcome = await runExperiment({ ...args, config, progress: progressFor(process.stdout, process.stderr), signal: interruptSignal() });
+  return exitCodeOf(outcome);
+}
+
+function statusCommand(argv: string[]): number {
+  const json = argv.includes('--json');
+  const rest = argv.filter((a) => a !== '--json');
+  if (rest.length !== 1 || rest[0].startsWith('-')) throw new RunUserError('usage: rx status <run dir> [--json]');
+  const s = runStatus(rest[0]);
+  process.stdout.write(`${json ? JSON.stringify(s, null, 2) : formatRunStatus(s)}\n`);
+  return 0;
+}
+
+async function serviceMode(config: ControllerConfig): Promise<number> {
+  const metrics = createRxMetrics({ service: 'controller' });
+  if (config.RX_SPEC) {
+    const out = path.join(config.RX_DATA_DIR, 'runs', config.RX_RUN_NAME ?? 'run');
+    const resume = (await import('node:fs')).existsSync(path.join(out, 'run.json'));
+    const outcome = await runExperiment({
+      ...(resume ? { resumeDir: out } : { specPath: config.RX_SPEC, outDir: out }),
+      services: 'external',
+      config,
+      progress: progressFor(process.stdout, process.stderr),
+      signal: interruptSignal(),
+    });
+    return exitCodeOf(outcome);
+  }
+  const backend = config.RX_BACKEND_URL ? new TinkerBackend({ baseUrl: config.RX_BACKEND_URL, apiKey: config.TINKER_API_KEY ?? 'rx-no-key' }) : null;
+  const http = await startControllerHttp(
+    { redis: () => pingRedis(config.REDIS_URL), backend: async () => (backend ? backend.ping() : false), runId: () => null, phase: () => null, metrics },
+    { host: config.HOST ?? '0.0.0.0', port: config.PORT, queues: [] },
+  );
+  process.stdout.write(`controller: serving /health and /metrics at ${http.url} (set RX_SPEC to run an experiment)\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  await http.close();
+  await backend?.close();
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const config = parseControllerConfig(process.env);
+  const [command, ...rest] = argv;
+  if (command === 'run') return runCommand(rest, config);
+  if (command === 'status') return statusCommand(rest);
+  if (command === undefined) return serviceMode(config);
+  throw new RunUserError(`unknown controller command '${command}' (run, status, or none for service mode)`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // a run closes what it opened; exit anyway so that no forgotten timer keeps a finished run alive
+    process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof RunUserError || err instanceof ControllerConfigError || err instanceof RunStateError) {
+      process.stderr.write(`rx: ${err.message}\n`);
+      if (err instanceof RunUserError) for (const d of err.details) process.stderr.write(`  ${d}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`rx: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,40 @@
+// Phase 7: the paired Hoeffding rule of the spec, scored from the two arms' eval files exactly as `rx decide`
+// scores them (the same parse, pairing by item_id and rule), written to decision-summary.json.
+import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
+import { baselineArm, decisionRule, treatmentArm, type DecisionRule } from '@rx/spec';
+import type { ExperimentContext } from '../experiment/experiment-context';
+import { sha256Hex } from '../run/canonical-json';
+import type { EvaluationResult } from './evaluation/evaluation.phase';
+
+export interface DecisionSummary extends HoeffdingRecord {
+  rule: DecisionRule;
+  treatment: { arm: string; file: string; sha256: string; accuracy: number };
+  baseline: { arm: string; file: string; sha256: string; accuracy: number };
+  evaluator_id: string;
+  /** the same numbers from the command line */
+  reproduce: string;
+}
+
+export function runDecision(ctx: ExperimentContext, evaluation: EvaluationResult): DecisionSummary {
+  const rule = decisionRule(ctx.spec);
+  const t = treatmentArm(ctx.spec).name;
+  const b = baselineArm(ctx.spec).name;
+  const tFile = ctx.dir.evalFile(t);
+  const bFile = ctx.dir.evalFile(b);
+  const tText = ctx.dir.readText(tFile);
+  const bText = ctx.dir.readText(bFile);
+  const result = decidePairedItems({ source: tFile, text: tText }, { source: bFile, text: bText }, rule);
+  const summary: DecisionSummary = {
+    ...hoeffdingRecord(result),
+    rule,
+    treatment: { arm: t, file: ctx.dir.relative(tFile), sha256: sha256Hex(tText), accuracy: evaluation.models[t].accuracy },
+    baseline: { arm: b, file: ctx.dir.relative(bFile), sha256: sha256Hex(bText), accuracy: evaluation.models[b].accuracy },
+    evaluator_id: evaluation.evaluator_id,
+    reproduce: `rx decide --spec ${ctx.dir.relative(ctx.dir.specFile)} --treatment ${ctx.dir.relative(tFile)} --baseline ${ctx.dir.relative(bFile)}  (from ${ctx.dir.root})`,
+  };
+  ctx.dir.writeJson(ctx.dir.decisionFile, summary);
+  ctx.progress.info(
+    `decision: effect ${summary.effect.toFixed(4)}, 95% lower bound ${summary.lower.toFixed(4)} vs margin ${rule.margin} on ${summary.n} paired items: ${summary.outcome}`,
+  );
+  return summary;
+}

@@ -1,0 +1,157 @@
+// Phase 8: record.json, assembled from the files the phases wrote (so a resumed or stopped run gets its record
+// the same way): effective config, preflight numbers, gate reports (failed ones too), checkpoints per arm and
+// step, the code revision (sha256 of every source file), predictions and observations sha256, wall time per
+// phase, the feasibility projection against the spec's budget, and the verdict with its reasoning.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { budget, correctnessPreflight, type ExperimentSpec } from '@rx/spec';
+import { REPO_ROOT } from '../../infra/repo-root';
+import { sha256Hex, sha256Json } from '../../run/canonical-json';
+import type { RunDir } from '../../run/run-dir';
+import type { PhaseName, RunManifest, RunState } from '../../run/run-state';
+import type { DecisionSummary } from '../decision.phase';
+import type { EvaluationResult } from '../evaluation/evaluation.phase';
+import type { PilotResult } from '../pilot.phase';
+import type { PreflightResult } from '../preflight/preflight.phase';
+import type { SharedInitResult } from '../shared-init.phase';
+import type { ArmTraining } from '../training.phase';
+import { feasibility, type Feasibility, type PhaseSeconds, type ProjectionConfig } from './feasibility';
+import { codeRevision, type CodeRevision } from './source-hashes';
+import { verdictOf, type Verdict } from './verdict';
+
+/** the parts of the spec registered before anything was observed */
+export const PREDICTION_FIELDS = ['hypothesis', 'primary_endpoint', 'success_criterion', 'decision_rule', 'activation_gate', 'arms', 'steps', 'batch_size', 'eval'] as const;
+
+export interface RunRecord {
+  version: 1;
+  run_id: string;
+  title: string;
+  status: RunState['status'];
+  created_at: string;
+  recorded_at: string;
+  verdict: Verdict;
+  spec: RunManifest['spec'] & { override: RunManifest['override']; file: string };
+  backend: RunManifest['backend'];
+  services: RunManifest['services'];
+  effective_config: unknown;
+  correctness_preflight: PreflightResult | null;
+  shared_initialisation: SharedInitResult | null;
+  gates: PilotResult | null;
+  training: { bandwidth: number | null; arms: Record<string, ArmTraining>; first_update_check: unknown } | null;
+  evaluation: EvaluationResult | null;
+  decision: DecisionSummary | null;
+  code_revision: CodeRevision;
+  /** code revisions of earlier attempts that differ from this one (a resumed run whose code changed) */
+  code_changed_between_attempts: boolean;
+  predictions: { sha256: string; fields: readonly string[] };
+  observations: { sha256: string; files: Record<string, string> };
+  wall_seconds: Partial<Record<PhaseName, number>> & { by_category: PhaseSeconds };
+  feasibility: Feasibility;
+  attempts: RunState['attempts'];
+  environment: { node: string; platform: string; arch: string; cpus: number };
+}
+
+export interface RecordInput {
+  dir: RunDir;
+  manifest: RunManifest;
+  state: RunState;
+  spec: ExperimentSpec;
+  /** the spec before the override (null when none was applied) */
+  sourceSpec: ExperimentSpec | null;
+  cpus: number;
+}
+
+function listFiles(dir: RunDir, rel: string, out: string[]): void {
+  const abs = dir.path(rel);
+  if (!existsSync(abs)) return;
+  for (const name of readdirSync(abs).sort()) {
+    const r = path.join(rel, name);
+    if (statSync(dir.path(r)).isDirectory()) listFiles(dir, r, out);
+    else out.push(r);
+  }
+}
+
+/** every step log, held-out file, gate report and eval file of the run */
+export function observationFiles(dir: RunDir): string[] {
+  const all: string[] = [];
+  listFiles(dir, '.', all);
+  return all
+    .map((f) => path.normalize(f))
+    .filter((f) => /(^|\/)(steps(\.attempt-\d+)?\.jsonl|heldout\.jsonl|gate-report\.json|eval\.jsonl)$/.test(f) && !f.startsWith('services/') && !f.startsWith('logs/'))
+    .sort();
+}
+
+export function categorise(w: Partial<Record<PhaseName, number>>): PhaseSeconds {
+  const g = (k: PhaseName) => w[k] ?? 0;
+  return {
+    setup: g('setup') + g('effective_config') + g('shared_init'),
+    preflight: g('preflight'),
+    pilot: g('pilot'),
+    training: g('training'),
+    evaluation: g('evaluation'),
+    other: g('decision') + g('record'),
+  };
+}
+
+export function buildRecord(i: RecordInput): RunRecord {
+  const { dir } = i;
+  const preflight = dir.readJsonIfExists<PreflightResult>(dir.preflightFile);
+  const init = dir.readJsonIfExists<SharedInitResult>(dir.sharedInitFile);
+  const pilot = dir.readJsonIfExists<PilotResult>(dir.pilotFile);
+  const evaluation = dir.readJsonIfExists<EvaluationResult>(dir.evaluationFile);
+  const decision = dir.readJsonIfExists<DecisionSummary>(dir.decisionFile);
+  const arms: Record<string, ArmTraining> = {};
+  for (const a of i.spec.arms) {
+    const t = dir.readJsonIfExists<ArmTraining>(dir.trainingFile(a.name));
+    if (t) arms[a.name] = t;
+  }
+  const trainingSummary = dir.readJsonIfExists<{ bandwidth: number; first_update_check: unknown }>(dir.path('training.json'));
+  const training = Object.keys(arms).length > 0 ? { bandwidth: trainingSummary?.bandwidth ?? pilot?.chosen_bandwidth ?? null, arms, first_update_check: trainingSummary?.first_update_check ?? null } : null;
+
+  const files = Object.fromEntries(observationFiles(dir).map((f) => [f, sha256Hex(dir.readText(dir.path(f)))]));
+  const prediction = Object.fromEntries(PREDICTION_FIELDS.map((k) => [k, i.spec[k]]));
+  const code = codeRevision(REPO_ROOT);
+  const codes = new Set(i.state.attempts.map((a) => a.codeSha256).filter((c): c is string => c !== null));
+  const phases = categorise(i.state.wallSeconds);
+  const b = budget(i.spec);
+  const models = 1 + i.spec.arms.length;
+  const configs: ProjectionConfig[] = [{ label: 'this run', steps: i.spec.steps, n_eval: i.spec.eval.n_examples, models }];
+  if (i.sourceSpec) configs.push({ label: 'the pre-registered spec', steps: i.sourceSpec.steps, n_eval: i.sourceSpec.eval.n_examples, models });
+  const stepsTrained = Math.max(0, ...Object.values(arms).map((a) => a.steps));
+  const itemsEvaluated = Object.values(evaluation?.models ?? {}).reduce((s, m) => s + m.n, 0);
+  const verdict = verdictOf({
+    status: i.state.status,
+    stopReason: i.state.reason,
+    decision,
+    pilot,
+    specPreflight: correctnessPreflight(i.spec),
+    reduced: i.sourceSpec !== null,
+  });
+  return {
+    version: 1,
+    run_id: i.manifest.runId,
+    title: i.spec.title,
+    status: i.state.status,
+    created_at: i.manifest.createdAt,
+    recorded_at: new Date().toISOString(),
+    verdict,
+    spec: { ...i.manifest.spec, override: i.manifest.override, file: dir.relative(dir.specFile) },
+    backend: i.manifest.backend,
+    services: i.manifest.services,
+    effective_config: dir.readJsonIfExists(dir.effectiveConfigFile),
+    correctness_preflight: preflight,
+    shared_initialisation: init,
+    gates: pilot,
+    training,
+    evaluation,
+    decision,
+    code_revision: code,
+    code_changed_between_attempts: codes.size > 1 || (codes.size === 1 && !codes.has(code.tree_sha256)),
+    predictions: { sha256: sha256Json(prediction), fields: PREDICTION_FIELDS },
+    observations: { sha256: sha256Json(files), files },
+    wall_seconds: { ...i.state.wallSeconds, by_category: phases },
+    feasibility: feasibility({ phases, stepsTrained, itemsEvaluated, budget: { maxWallMinutes: b.maxWallMinutes, gpuHours: b.gpuHours }, configs, backend: i.manifest.backend }),
+    attempts: i.state.attempts,
+    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: i.cpus },
+  };
+}

@@ -1,0 +1,63 @@
+// Phase 3, the shared initialisation: one LoRA state created once (the spec's rank and seed), saved once; both
+// arms load it before their first update (the trainer loads `initStatePath` when it creates an arm's client).
+// Evidence: each arm's client, loaded from that state, computes the logprobs of a fixed batch before any update;
+// the sha256 of those outputs must be identical for both arms. The same state's sampler weights are the "base"
+// model of the evaluation (LoRA at its initial state).
+import type { Datum } from '@rx/backend';
+import { buildDatum } from '@rx/pipeline';
+import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
+import { loraFor } from '../experiment/step-schedule';
+import { sha256Json } from '../run/canonical-json';
+
+export interface SharedInitResult {
+  state_path: string;
+  sampler_path: string;
+  lora: { base_model: string; rank: number; seed: number };
+  fixed_batch_sha256: string;
+  /** sha256 of the canonical JSON of forward_backward's logprobs on the fixed batch (advantages 0: no update) */
+  arms: Record<string, { output_sha256: string }>;
+  identical: boolean;
+}
+
+/** Eight training prompts with a short fixed completion each, rendered by the run's renderer (valid tokens for the model). */
+export function initProbeDatums(ctx: ExperimentContext): Datum[] {
+  const completion = ctx.renderer.encode('1+1=2. \\boxed{2}');
+  return ctx.data.train.slice(0, 8).map((p) => {
+    const prompt = ctx.renderer.buildPrompt(p.question);
+    return buildDatum(prompt, completion, new Array<number>(completion.length).fill(-1), 0);
+  });
+}
+
+export async function runSharedInit(ctx: ExperimentContext): Promise<SharedInitResult> {
+  const { spec } = ctx;
+  const first = spec.arms[0];
+  const lora = loraFor(spec, first);
+  const mismatched = spec.arms.filter((a) => a.seed !== first.seed);
+  if (mismatched.length > 0) throw new RunStopped(`the arms do not share one seed (${spec.arms.map((a) => `${a.name}: ${a.seed}`).join(', ')}): no shared initial state`, 'shared_init');
+  const init = await ctx.backend.createLoraTrainingClient(lora);
+  const name = `${ctx.manifest.runId}-init`;
+  const state_path = await init.saveState(name);
+  const sampler_path = await init.saveWeightsForSampler(name);
+
+  const datums = initProbeDatums(ctx);
+  const arms: SharedInitResult['arms'] = {};
+  for (const arm of spec.arms) {
+    const client = await ctx.backend.createLoraTrainingClient(loraFor(spec, arm));
+    await client.loadState(state_path);
+    const out = await client.forwardBackward(datums, 'importance_sampling');
+    arms[arm.name] = { output_sha256: sha256Json(out.logprobs) };
+  }
+  const hashes = new Set(Object.values(arms).map((a) => a.output_sha256));
+  const result: SharedInitResult = {
+    state_path,
+    sampler_path,
+    lora: { base_model: lora.baseModel, rank: lora.rank, seed: lora.seed },
+    fixed_batch_sha256: sha256Json(datums),
+    arms,
+    identical: hashes.size === 1,
+  };
+  ctx.dir.writeJson(ctx.dir.sharedInitFile, result);
+  ctx.progress.info(`shared initialisation: ${state_path}; output hash ${[...hashes].map((h) => h.slice(0, 12)).join(' / ')} (${result.identical ? 'identical for both arms' : 'DIFFERS'})`);
+  if (!result.identical) throw new RunStopped('the arms loaded from the shared initial state give different outputs on the fixed batch', 'shared_init');
+  return result;
+}

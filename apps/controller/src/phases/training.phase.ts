@@ -1,0 +1,197 @@
+// Phase 5, both arms concurrently through the services, `steps` steps each, from the shared initial state, the
+// kernel arm at the bandwidth the pilot chose. Each completed step is appended to <arm>/steps.jsonl; a finished
+// arm writes <arm>/training.json (checkpoints per step, final weights).
+// Resume: an arm that finished is read back. An arm interrupted at step N continues at N when the trainer still
+// holds it (the ledger in Redis says N - 1 is committed); otherwise it trains again from the shared initial state
+// under a new run id (attempt k + 1). Sampling is seeded per step, so the result is the same either way.
+import * as path from 'node:path';
+import type { StepRecord } from '@rx/contracts';
+import { RedisTrainerStepLedger } from '@rx/pipeline';
+import type { ArmSpec } from '@rx/spec';
+import { Redis } from 'ioredis';
+import { driveArm } from '../experiment/arm-driver';
+import { throwIfAborted, type ExperimentContext } from '../experiment/experiment-context';
+import { loraFor, promptsForStep, stepPlanFor } from '../experiment/step-schedule';
+import { StepFailedError } from '../infra/step-bus';
+import { sha256Json } from '../run/canonical-json';
+import { initProbeDatums, type SharedInitResult } from './shared-init.phase';
+
+export interface FinalWeights {
+  sampler_path: string;
+  /** state-after-last-step: loaded from the state the trainer saved after the last step; closing-step: see closingStepWeights */
+  how: 'state-after-last-step' | 'closing-step';
+  note: string;
+}
+
+export interface ArmTraining {
+  arm: string;
+  run_id: string;
+  attempt: number;
+  steps: number;
+  bandwidth: number | null;
+  /** sampler weights each step sampled from (the weights before that step's update) */
+  checkpoints: Array<{ step: number; sampler_path: string; state_path: string | null; committed_at: string; loss: number; reward_mean: number }>;
+  final: FinalWeights;
+  wall_seconds: number;
+}
+
+export interface TrainingResult {
+  bandwidth: number;
+  arms: Record<string, ArmTraining>;
+  /** the shared initialisation seen from the services: each arm's step-0 sampler weights give the same logprobs */
+  first_update_check: { arms: Record<string, string>; identical: boolean } | null;
+}
+
+type RecordWithState = StepRecord & { statePath?: unknown };
+
+export async function runTraining(ctx: ExperimentContext, init: SharedInitResult, bandwidth: number): Promise<TrainingResult> {
+  const arms = await Promise.all(ctx.spec.arms.map((arm) => trainArm(ctx, arm, init, bandwidth)));
+  const byArm = Object.fromEntries(arms.map((a) => [a.arm, a]));
+  const first_update_check = await firstUpdateCheck(ctx, byArm);
+  const result: TrainingResult = { bandwidth, arms: byArm, first_update_check };
+  return result;
+}
+
+async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitResult, bandwidth: number): Promise<ArmTraining> {
+  const done = ctx.dir.readJsonIfExists<ArmTraining>(ctx.dir.trainingFile(arm.name));
+  if (done && ctx.state.state.arms[arm.name]?.done) {
+    ctx.progress.arm(arm.name, { phase: 'trained', step: done.steps, steps: done.steps, note: '(from an earlier attempt)' });
+    return done;
+  }
+  const started = Date.now();
+  const steps = ctx.spec.steps;
+  const stepsFile = ctx.dir.stepsFile(arm.name);
+  const previous = ctx.state.state.arms[arm.name];
+  let attempt = previous?.attempt ?? 1;
+  let runId = previous?.runId ?? `${ctx.manifest.runId}.t${attempt}`;
+  let records = ctx.dir.readLines<StepRecord>(stepsFile).filter((r) => r.runId === runId);
+  records = records.filter((r, i) => r.step === i); // a contiguous prefix 0..N-1
+
+  if (records.length > 0 && !(await trainerStillHolds(ctx, runId, arm.name, records.length - 1))) {
+    ctx.progress.info(`${arm.name}: the trainer no longer holds attempt ${attempt} (step ${records.length - 1} committed); training again from the shared initial state`);
+    ({ attempt, runId, records } = restart(ctx, arm, attempt));
+  }
+  ctx.dir.writeLines(stepsFile, records);
+  ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: records.length, done: false }));
+
+  const drive = (from: number) =>
+    driveArm(ctx, {
+      arm,
+      runId,
+      fromStep: from,
+      toStep: steps,
+      bandwidth,
+      initStatePath: init.state_path,
+      stepsFile,
+      label: 'train',
+      onStep: (r) => ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: r.step + 1, done: false })),
+    });
+  try {
+    records.push(...(await drive(records.length)));
+  } catch (err) {
+    if (!(err instanceof StepFailedError) || records.length === 0 || ctx.signal.aborted) throw err;
+    // the first resumed step was refused (the trainer lost the arm's weights): train again from the start
+    ctx.progress.info(`${arm.name}: continuing attempt ${attempt} failed (${err.message}); training again from the shared initial state`);
+    ({ attempt, runId, records } = restart(ctx, arm, attempt));
+    ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: 0, done: false }));
+    records.push(...(await drive(0)));
+  }
+  throwIfAborted(ctx.signal);
+  const final = await finalWeights(ctx, arm, runId, records, init, bandwidth);
+  const training: ArmTraining = {
+    arm: arm.name,
+    run_id: runId,
+    attempt,
+    steps: records.length,
+    bandwidth: arm.advantage === 'kernel_cross_prompt_baseline' ? bandwidth : null,
+    checkpoints: records.map((r: RecordWithState) => ({
+      step: r.step,
+      sampler_path: r.samplerPath,
+      state_path: typeof r.statePath === 'string' ? r.statePath : null,
+      committed_at: r.committedAt,
+      loss: r.loss,
+      reward_mean: r.gate.rewardMean,
+    })),
+    final,
+    wall_seconds: (Date.now() - started) / 1000,
+  };
+  ctx.dir.writeJson(ctx.dir.trainingFile(arm.name), training);
+  ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: records.length, done: true }));
+  ctx.progress.arm(arm.name, { phase: 'trained', step: records.length, steps, reward: records[records.length - 1]?.gate.rewardMean });
+  return training;
+}
+
+function restart(ctx: ExperimentContext, arm: ArmSpec, attempt: number): { attempt: number; runId: string; records: StepRecord[] } {
+  const stepsFile = ctx.dir.stepsFile(arm.name);
+  if (ctx.dir.exists(stepsFile)) ctx.dir.move(stepsFile, path.join(ctx.dir.armDir(arm.name), `steps.attempt-${attempt}.jsonl`));
+  const next = attempt + 1;
+  return { attempt: next, runId: `${ctx.manifest.runId}.t${next}`, records: [] };
+}
+
+/** true when the trainer's ledger in Redis has exactly `committed` as the arm's last committed step */
+async function trainerStillHolds(ctx: ExperimentContext, runId: string, arm: string, committed: number): Promise<boolean> {
+  const redis = new Redis(ctx.bus.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: true });
+  redis.on('error', () => undefined);
+  try {
+    const status = await new RedisTrainerStepLedger(redis, ctx.bus.prefix).status({ runId, arm });
+    return status.committed === committed && status.claim === null;
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * The weights after the arm's last step, as sampler weights for the evaluation.
+ * Preferred: the trainer saved its state after the last step (StepRecord.statePath): load it into a client
+ * here and save it for sampling. WORKAROUND until the trainer records that state: a closing step (see below).
+ */
+async function finalWeights(ctx: ExperimentContext, arm: ArmSpec, runId: string, records: RecordWithState[], init: SharedInitResult, bandwidth: number): Promise<FinalWeights> {
+  const last = records[records.length - 1];
+  if (last && typeof last.statePath === 'string') {
+    const client = await ctx.backend.createLoraTrainingClient(loraFor(ctx.spec, arm));
+    await client.loadState(last.statePath);
+    const sampler_path = await client.saveWeightsForSampler(`${runId}-${arm.name}-final`);
+    return { sampler_path, how: 'state-after-last-step', note: `state saved by the trainer after step ${last.step} (${last.statePath}), loaded and saved for sampling` };
+  }
+  return closingStepWeights(ctx, arm, runId, records.length, init, bandwidth);
+}
+
+/**
+ * WORKAROUND (remove when StepRecord carries the state saved after each step): the trainer saves an arm's
+ * weights for sampling only at the start of a step, so the weights after step S-1 are those it saves when
+ * step S is requested. The controller requests one closing step S (the first step's prompts), reads the
+ * sampler path the trainer returned for that step's `step-requests` job and lets the step finish; the
+ * closing step's update is not part of the arm (it is logged in <arm>/closing-step.json, not steps.jsonl).
+ */
+async function closingStepWeights(ctx: ExperimentContext, arm: ArmSpec, runId: string, step: number, init: SharedInitResult, bandwidth: number): Promise<FinalWeights> {
+  const req = {
+    runId,
+    arm: arm.name,
+    step,
+    plan: stepPlanFor(ctx.spec, arm, step, bandwidth),
+    lora: loraFor(ctx.spec, arm),
+    initStatePath: init.state_path,
+    prompts: promptsForStep(ctx.data.train, arm, 0),
+  };
+  await ctx.bus.request(req);
+  const sampler_path = await ctx.bus.samplerPathOf(runId, arm.name, step, ctx.stepStallTimeoutMs);
+  const event = await ctx.bus.waitFor(runId, arm.name, step, ctx.stepStallTimeoutMs);
+  ctx.dir.writeJson(path.join(ctx.dir.armDir(arm.name), 'closing-step.json'), { note: 'not part of the arm: requested only to obtain the weights after the last step', sampler_path, record: event.record });
+  return { sampler_path, how: 'closing-step', note: `the sampler weights the trainer saved when step ${step} was requested (= after step ${step - 1}); that closing step's update is discarded` };
+}
+
+async function firstUpdateCheck(ctx: ExperimentContext, arms: Record<string, ArmTraining>): Promise<TrainingResult['first_update_check']> {
+  const datums = initProbeDatums(ctx).slice(0, 4);
+  const out: Record<string, string> = {};
+  for (const [name, a] of Object.entries(arms)) {
+    const first = a.checkpoints.find((c) => c.step === 0);
+    if (!first) return null;
+    const client = await ctx.backend.createSamplingClient(first.sampler_path);
+    const logprobs = [];
+    for (const d of datums) logprobs.push(await client.computeLogprobs([...d.inputTokens, d.targetTokens[d.targetTokens.length - 1]]));
+    out[name] = sha256Json(logprobs);
+  }
+  return { arms: out, identical: new Set(Object.values(out)).size === 1 };
+}

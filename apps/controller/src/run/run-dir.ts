@@ -1,0 +1,127 @@
+// The files of one run directory, and how they are written: whole files atomically (write a temporary file, then
+// rename), step logs appended one line per completed step. Every phase writes its result here when it
+// completes, so a resumed run reads what is done and continues from there.
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+/** the model evaluated with the LoRA at its shared initial state (B = 0: the base model's function) */
+export const BASE_EVAL_NAME = 'base';
+
+export class RunDir {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  // --- the files -----------------------------------------------------------------------------------------------
+  get runFile(): string { return this.path('run.json'); }
+  get specFile(): string { return this.path('spec.json'); }
+  get stateFile(): string { return this.path('state.json'); }
+  get effectiveConfigFile(): string { return this.path('effective-config.json'); }
+  get preflightFile(): string { return this.path('preflight.json'); }
+  get sharedInitFile(): string { return this.path('shared-init.json'); }
+  get pilotFile(): string { return this.path('pilot.json'); }
+  get evaluationFile(): string { return this.path('evaluation.json'); }
+  get decisionFile(): string { return this.path('decision-summary.json'); }
+  get recordFile(): string { return this.path('record.json'); }
+  get logsDir(): string { return this.path('logs'); }
+  /** RX_DATA_DIR of the services rx run spawns (weights, states, the trainer's own step logs) */
+  get servicesDataDir(): string { return this.path('services'); }
+
+  /** `pilot_bw0.5`: the pilot at one bandwidth */
+  pilotDir(bandwidth: number): string { return this.path(pilotDirName(bandwidth)); }
+  /** `pilot_bw0.5_FAILED_ess`: a failed pilot kept beside the calibration */
+  failedPilotDir(bandwidth: number, gate: string): string { return this.path(`${pilotDirName(bandwidth)}_FAILED_${gate}`); }
+  armDir(arm: string): string { return this.path(arm); }
+  stepsFile(arm: string): string { return this.path(arm, 'steps.jsonl'); }
+  trainingFile(arm: string): string { return this.path(arm, 'training.json'); }
+  evalFile(model: string): string { return this.path(model, 'eval.jsonl'); }
+  partialEvalFile(model: string): string { return this.path(model, 'eval.partial.jsonl'); }
+
+  path(...parts: string[]): string {
+    return path.join(this.root, ...parts);
+  }
+
+  relative(file: string): string {
+    return path.relative(this.root, file);
+  }
+
+  // --- writing and reading ---------------------------------------------------------------------------------------
+  exists(file: string): boolean {
+    return existsSync(file);
+  }
+
+  /** JSON, pretty, atomically */
+  writeJson(file: string, value: unknown): void {
+    this.writeText(file, `${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  writeText(file: string, text: string): void {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.tmp-${process.pid}`;
+    writeFileSync(tmp, text, 'utf8');
+    renameSync(tmp, file);
+  }
+
+  readJson<T = unknown>(file: string): T {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  }
+
+  readJsonIfExists<T = unknown>(file: string): T | null {
+    return existsSync(file) ? this.readJson<T>(file) : null;
+  }
+
+  readText(file: string): string {
+    return readFileSync(file, 'utf8');
+  }
+
+  appendLine(file: string, value: unknown): void {
+    mkdirSync(path.dirname(file), { recursive: true });
+    appendFileSync(file, `${JSON.stringify(value)}\n`, 'utf8');
+  }
+
+  /** the lines of a JSONL file that parse (a torn last line from a crash is dropped); [] when absent */
+  readLines<T = unknown>(file: string): T[] {
+    if (!existsSync(file)) return [];
+    const out: T[] = [];
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        out.push(JSON.parse(line) as T);
+      } catch {
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** rewrites a JSONL file with these lines (atomically) */
+  writeLines(file: string, values: readonly unknown[]): void {
+    this.writeText(file, values.map((v) => `${JSON.stringify(v)}\n`).join(''));
+  }
+
+  move(from: string, to: string): void {
+    if (existsSync(to)) rmSync(to, { recursive: true, force: true });
+    mkdirSync(path.dirname(to), { recursive: true });
+    renameSync(from, to);
+  }
+
+  remove(file: string): void {
+    rmSync(file, { recursive: true, force: true });
+  }
+
+  /** true when the directory is missing or empty */
+  isEmpty(): boolean {
+    return !existsSync(this.root) || readdirSync(this.root).length === 0;
+  }
+}
+
+export function pilotDirName(bandwidth: number): string {
+  return `pilot_bw${formatBandwidth(bandwidth)}`;
+}
+
+/** 0.5 -> "0.5", 1 -> "1.0" (as the spec writes the calibration set {0.5, 1.0}) */
+export function formatBandwidth(h: number): string {
+  return Number.isInteger(h) ? h.toFixed(1) : String(h);
+}
