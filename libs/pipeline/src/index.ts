@@ -30,3 +30,8 @@ export * from './service/rx-service.module';
 export * from './service/service-runtime';
 export * from './testing/arithmetic-problems';
 export * from './testing/hash-chain-policy.backend';
+export * from './backend-from-config';
+export * from './service/run-service-main';
+export * from './testing/recording-producer';
+export * from './testing/redis-test-harness';
+export * from './testing/step-requests';

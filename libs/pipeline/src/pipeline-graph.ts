@@ -90,3 +90,8 @@ export function assertProcessorCoverage(service: PipelineService, registered: re
   }
   if (problems.length > 0) throw new Error(`${service}: refusing to start: ${problems.join('; ')}`);
 }
+
+/** BullMQ worker options of a stage's @Processor: started by bootstrapService once health is up, locked longer than the stage runs. */
+export function workerOptionsFor(stage: StageName): { autorun: false; lockDuration: number; concurrency: number } {
+  return { autorun: false, lockDuration: edgeOfStage(stage).lockMs, concurrency: 2 };
+}

@@ -19,7 +19,6 @@ export interface ParsedFamily {
 type Parse = ((text: string) => ParsedFamily[]) & { default?: (text: string) => ParsedFamily[] };
 
 export function parseExposition(text: string): Map<string, ParsedFamily> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const parse = require('parse-prometheus-text-format') as Parse;
   const fn: (text: string) => ParsedFamily[] = parse.default ?? parse;
   return new Map(fn(text).map((f) => [f.name, f]));

@@ -1,0 +1,7 @@
+// node -r ./tools/register.js apps/grader/src/main.ts
+import 'reflect-metadata';
+import { runServiceMain } from '@rx/pipeline';
+import { loadGraderConfig } from './config';
+import { startGrader } from './grader.app';
+
+void runServiceMain('grader', loadGraderConfig, startGrader);

@@ -1,0 +1,94 @@
+// Each service's real main.ts, as the Dockerfile runs it (node -r ./tools/register.js apps/<svc>/src/main.ts):
+// a bad environment stops it with one line and exit code 1; a good one against the policy server (the real
+// TinkerBackend client over HTTP) becomes healthy, and SIGTERM shuts it down cleanly with exit code 0.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createRedisHarness } from '@rx/pipeline';
+import { REPO_ROOT } from './service-process';
+
+jest.setTimeout(45_000);
+
+const harness = createRedisHarness('main');
+afterAll(() => harness.close());
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runMain(script: string, env: Record<string, string>, onStdout?: (text: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<Run> {
+  return new Promise((resolve) => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(REDIS_URL|RX_|PORT$|TINKER_)/.test(k)));
+    const child = spawn(process.execPath, ['-r', './tools/register.js', script], { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      onStdout?.(stdout, (s) => child.kill(s));
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('apps/<service>/src/main.ts', () => {
+  it('every service: a bad environment is one line on stderr and exit code 1', async () => {
+    const services = ['sampler', 'grader', 'advantage', 'trainer'];
+    const runs = await Promise.all(services.map((svc) => runMain(`apps/${svc}/src/main.ts`, { REDIS_URL: 'redis://127.0.0.1:6379', RX_BACKEND_URL: 'http://127.0.0.1:1', RX_CONCURRENCY: 'many' })));
+    runs.forEach((r, i) => {
+      expect(r).toEqual({ code: 1, stdout: '', stderr: `${services[i]}: invalid environment: RX_CONCURRENCY must be a number (got 'many')\n` });
+    });
+  });
+
+  it('trainer: healthy against the policy server over HTTP, then a clean SIGTERM shutdown', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'rx-main-'));
+    let policyKill: ((s: NodeJS.Signals) => void) | undefined;
+    let policyUrl = '';
+    let policyExit: Promise<Run> | undefined;
+    const policyReady = new Promise<void>((resolve, reject) => {
+      policyExit = runMain('apps/policy-server/src/main.ts', { PORT: '0', RX_POLICY_BACKEND: 'memory', RX_DATA_DIR: path.join(dataDir, 'policy') }, (out, kill) => {
+        const m = / at (http:\/\/[^\s,]+)/.exec(out);
+        if (m && !policyUrl) {
+          policyUrl = m[1];
+          policyKill = kill;
+          resolve();
+        }
+      });
+      void policyExit.then((r) => {
+        if (!policyUrl) reject(new Error(`policy server did not start: ${r.stderr}`));
+      });
+    });
+    try {
+      await policyReady;
+      let health: { status: number; body: unknown } | undefined;
+      const trainer = await runMain(
+        'apps/trainer/src/main.ts',
+        { REDIS_URL: harness.url, RX_BACKEND_URL: policyUrl, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: dataDir, PORT: '0' },
+        (out, kill) => {
+          const ready = out.split('\n').map((l) => { try { return JSON.parse(l) as { event?: string; url?: string }; } catch { return {}; } }).find((e) => e.event === 'ready');
+          if (ready?.url && !health) {
+            health = { status: 0, body: null };
+            void fetch(`${ready.url}/health`).then(async (r) => {
+              health = { status: r.status, body: await r.json() };
+              kill('SIGTERM');
+            });
+          }
+        },
+      );
+      expect(health).toEqual({ status: 200, body: { status: 'ok', service: 'trainer', redis: true, backend: true } });
+      expect(trainer.code).toBe(0);
+      expect(trainer.stderr).toBe('');
+      const events = trainer.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { event: string }).event);
+      expect(events).toEqual(['ready', 'signal', 'closing', 'closed']);
+      expect(trainer.stdout).not.toContain(harness.url.includes('@') ? harness.url : 'never-a-secret');
+    } finally {
+      policyKill?.('SIGTERM');
+      const policy = await policyExit;
+      expect(policy?.code).toBe(0);
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

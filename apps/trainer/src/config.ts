@@ -1,0 +1,11 @@
+// The trainer's environment (validated once at start-up; a bad value: one line, exit 1).
+import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema } from '@rx/pipeline';
+import type { z } from 'zod';
+
+export const trainerEnvSchema = serviceEnvSchema(DEFAULT_PORTS.trainer);
+
+export type TrainerConfig = z.infer<typeof trainerEnvSchema>;
+
+export function loadTrainerConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined>): TrainerConfig {
+  return parseServiceEnv('trainer', trainerEnvSchema, env);
+}

@@ -1,0 +1,7 @@
+// node -r ./tools/register.js apps/trainer/src/main.ts
+import 'reflect-metadata';
+import { runServiceMain } from '@rx/pipeline';
+import { loadTrainerConfig } from './config';
+import { startTrainer } from './trainer.app';
+
+void runServiceMain('trainer', loadTrainerConfig, startTrainer);
