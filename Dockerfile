@@ -42,11 +42,9 @@ ENV NODE_ENV=production \
     SWC_NODE_CACHE_DIR=/tmp/swc-node
 WORKDIR /app
 COPY --from=prune /app/node_modules ./node_modules
-COPY package.json tsconfig.base.json tsconfig.json ./
-COPY tools/register.js tools/register.js
-COPY apps apps
-COPY libs libs
-COPY specs specs
+# The whole source tree as the repo has it (apps, libs, tools, specs, models, root manifests; .dockerignore drops
+# installs, runs, secrets and VCS data), so a run record's source hash in the image equals the checkout's.
+COPY . .
 
 # rx-entrypoint: with arguments, run them (`rx run ...`); without, start the app named by RX_ROLE.
 COPY --chmod=755 <<'EOF' /usr/local/bin/rx-entrypoint

@@ -1,5 +1,5 @@
-// An app's env config schema (apps/<app>/src/config.ts exports a zod object schema, named `<app>ConfigSchema` or
-// `configSchema`), found by loading the module, and what it declares: the keys, which are required, defaults.
+// An app's env config schema (apps/<app>/src/config.ts exports a zod object schema, named `<app>ConfigSchema`,
+// `<app>EnvSchema` or `configSchema`), found by loading the module, and what it declares: keys, required, defaults.
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { repoPath } from './deploy-layout';
@@ -47,10 +47,11 @@ export function loadAppConfig(app: string): AppConfig {
     const obj = objectOf(value);
     return obj ? [{ name, schema: value as z.ZodTypeAny, obj }] : [];
   });
-  const preferred = [`${camel(app)}ConfigSchema`, 'configSchema'];
+  const preferred = [`${camel(app)}ConfigSchema`, `${camel(app)}EnvSchema`, 'configSchema', 'envSchema'];
+  const named = candidates.filter((c) => /(Config|Env)Schema$/i.test(c.name));
   const chosen =
     candidates.find((c) => preferred.includes(c.name)) ??
-    (candidates.filter((c) => /ConfigSchema$/i.test(c.name)).length === 1 ? candidates.find((c) => /ConfigSchema$/i.test(c.name)) : undefined) ??
+    (named.length === 1 ? named[0] : undefined) ??
     (candidates.length === 1 ? candidates[0] : undefined);
   if (!chosen) {
     throw new Error(

@@ -84,14 +84,14 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('runs the embedded experiment from the controller: rx run on specs/embedded.json over the external services', () => {
-    const command = argv(services.controller.command);
-    expect(command.slice(0, 2)).toEqual(['rx', 'run']);
-    const spec = command[command.indexOf('--spec') + 1];
-    expect(spec).toBe('specs/embedded.json');
-    expect(fs.existsSync(repoPath(spec))).toBe(true);
-    expect(command[command.indexOf('--services') + 1]).toBe('external');
-    expect(command[command.indexOf('--out') + 1]).toBe(`${services.controller.environment?.RX_DATA_DIR}/runs/embedded`);
+  it('runs the embedded experiment from the controller in service mode (RX_SPEC=specs/embedded.json), resuming after a crash', () => {
+    const env = services.controller.environment ?? {};
+    expect(argv(services.controller.command)).toEqual([]);
+    expect(env.RX_SPEC).toBe('specs/embedded.json');
+    expect(fs.existsSync(repoPath(env.RX_SPEC))).toBe(true);
+    expect(env.RX_RUN_NAME).toBe('embedded');
+    expect(env.RX_DATA_DIR).toBe('/data');
+    expect(services.controller.restart).toMatch(/^on-failure/);
     // It starts once every service it drives is healthy.
     const deps = services.controller.depends_on ?? {};
     for (const dep of ['redis', ...rxServiceNames.filter((n) => n !== 'controller')]) {

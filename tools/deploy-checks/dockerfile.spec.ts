@@ -67,21 +67,33 @@ describe('Dockerfile', () => {
     if (undeclared.length) console.warn(`deploy-checks: imported at runtime but not declared in package.json dependencies: ${undeclared.join(', ')}`);
   });
 
+  const copies = contextCopies(runtime);
+  const copied = copies.flatMap((c) => c.sources.map((s) => s.replace(/^\.\/?/, '').replace(/\/$/, '')));
+  const inImage = (f: string): boolean => !ignored(f) && copied.some((s) => s === '' || f === s || f.startsWith(`${s}/`));
+
   it('copies every source file the apps load, and .dockerignore excludes none of them', () => {
-    const copies = contextCopies(runtime);
-    for (const c of copies) for (const s of c.sources) expect({ source: s, exists: fs.existsSync(repoPath(s)), ignored: ignored(s) }).toEqual({ source: s, exists: true, ignored: false });
-    const copied = copies.flatMap((c) => c.sources);
+    for (const c of copies) for (const s of c.sources) expect({ source: s, exists: fs.existsSync(repoPath(s)), ignored: s !== '.' && ignored(s) }).toEqual({ source: s, exists: true, ignored: false });
     const entries = runnableApps().map((a) => repoPath('apps', a, 'src', 'main.ts'));
     const { files } = importClosure(entries);
-    const notInImage = files.filter((f) => ignored(f) || !copied.some((s) => f === s || f.startsWith(`${s}/`)));
-    expect(notInImage).toEqual([]);
+    expect(files.length).toBeGreaterThan(runnableApps().length);
+    expect(files.filter((f) => !inImage(f))).toEqual([]);
+  });
+
+  it('holds every file a run record hashes, so the source hash in the image is the checkout\'s', () => {
+    const hashes = repoPath('apps', 'controller', 'src', 'phases', 'record', 'source-hashes.ts');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { sourceFiles } = require(hashes) as { sourceFiles?: (root: string) => string[] };
+    expect(typeof sourceFiles).toBe('function');
+    const files = (sourceFiles as (root: string) => string[])(repoRoot);
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'tools/register.js']));
+    expect(files.filter((f) => !inImage(f))).toEqual([]);
   });
 
   it('.dockerignore keeps secrets, installs, runs and git out of the build context', () => {
-    for (const p of ['.env', '.env.local', 'node_modules', 'libs/x/node_modules', '.git', 'runs/a/record.json', 'tmp/x', 'apps/grader/src/x.spec.ts']) {
+    for (const p of ['.env', '.env.local', 'node_modules', 'libs/x/node_modules/y/index.js', '.git', 'runs/a/record.json', 'tmp/x', 'data/gsm8k/test.jsonl']) {
       expect({ p, ignored: ignored(p) }).toEqual({ p, ignored: true });
     }
-    for (const p of ['.env.example', 'package-lock.json', 'apps/grader/src/main.ts', 'specs/embedded.json', 'tools/register.js']) {
+    for (const p of ['.env.example', 'package-lock.json', 'apps/grader/src/main.ts', 'specs/embedded.json', 'tools/register.js', 'models/char-lm/model.json']) {
       expect({ p, ignored: ignored(p) }).toEqual({ p, ignored: false });
     }
   });

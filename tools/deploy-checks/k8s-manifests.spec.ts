@@ -221,23 +221,24 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       }
     });
 
-    it('runs the controller as a Job: rx run on a spec in the image or mounted from rx-spec, --services external', () => {
+    it('runs the controller as a Job in service mode: RX_SPEC from the image or rx-spec, resumable, ends on exit 2/3', () => {
       const job = workloads(objects).find((w) => w.kind === 'Job' && w.name === 'controller');
       expect(job).toBeDefined();
-      expect(['OnFailure', 'Never']).toContain(job?.template.spec?.restartPolicy);
+      expect(job?.template.spec?.restartPolicy).toBe('Never');
+      const policy = (job?.object.spec as { podFailurePolicy?: { rules: Array<{ action: string; onExitCodes?: { operator: string; values: number[] } }> } }).podFailurePolicy;
+      expect(policy?.rules).toEqual(expect.arrayContaining([expect.objectContaining({ action: 'FailJob', onExitCodes: expect.objectContaining({ operator: 'In', values: [2, 3] }) })]));
       const c = containersOf(job as Workload)[0];
+      expect([...(c.command ?? []), ...(c.args ?? [])]).toEqual([]);
       const { env } = containerEnv(c, objects, fakeSecret);
-      const args = (c.args ?? []).map((a) => a.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (_, n: string) => env[n] ?? `$(${n})`));
-      expect(args.slice(0, 2)).toEqual(['rx', 'run']);
-      const spec = args[args.indexOf('--spec') + 1];
+      expect(env.RX_ROLE).toBe('controller');
+      expect(env.RX_RUN_NAME).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
+      const spec = env.RX_SPEC;
       const mounts = (c.volumeMounts ?? []).map((m) => ({ m, v: (job?.template.spec?.volumes ?? []).find((v) => v.name === m.name) }));
       const mounted = mounts.find(({ m, v }) => v?.configMap && spec.startsWith(`${m.mountPath}/`));
       const source = mounted
         ? `configMap ${mounted.v?.configMap?.name}/${(mounted.v?.configMap?.items ?? []).find((i) => `${mounted.m.mountPath}/${i.path}` === spec)?.key}`
         : fs.existsSync(repoPath(spec)) ? 'repo' : 'nowhere';
       expect({ spec, source }).toEqual({ spec, source: overlay === 'tinker' ? 'configMap rx-spec/spec.json' : 'repo' });
-      expect(args[args.indexOf('--services') + 1]).toBe('external');
-      expect(args[args.indexOf('--out') + 1].startsWith(`${env.RX_DATA_DIR}/`)).toBe(true);
     });
 
     it('puts RX_DATA_DIR on the shared data PVC in every rx pod', () => {
