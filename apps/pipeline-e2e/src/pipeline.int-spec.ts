@@ -65,8 +65,10 @@ beforeAll(async () => {
     },
     { connection: connections.worker(), prefix: harness.prefix },
   );
-  const started = await Promise.all(['sampler', 'grader', 'advantage', 'trainer'].map((s) => startServiceProcess(s, env)));
-  for (const s of started) services[s.name] = s;
+  const started = await Promise.allSettled(['sampler', 'grader', 'advantage', 'trainer'].map((s) => startServiceProcess(s, env)));
+  for (const s of started) if (s.status === 'fulfilled') services[s.value.name] = s.value; // afterAll stops these
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
 });
 
 afterAll(async () => {

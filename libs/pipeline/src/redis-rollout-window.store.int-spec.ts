@@ -7,7 +7,7 @@ const harness = createRedisHarness('window');
 afterAll(() => harness.close());
 
 let n = 0;
-describeWindowStoreContract('RedisRolloutWindowStore', () => new RedisRolloutWindowStore(harness.redis(), `${harness.prefix}-${n++}`));
+describeWindowStoreContract('RedisRolloutWindowStore', () => new RedisRolloutWindowStore(harness.redis(), `${harness.prefix}:c${n++}`));
 
 describe('RedisRolloutWindowStore across connections', () => {
   it('a store on a fresh connection (a restarted service) reads the window the old one wrote', async () => {

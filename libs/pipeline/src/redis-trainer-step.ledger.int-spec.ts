@@ -6,7 +6,7 @@ const harness = createRedisHarness('ledger');
 afterAll(() => harness.close());
 
 let n = 0;
-describeLedgerContract('RedisTrainerStepLedger', () => new RedisTrainerStepLedger(harness.redis(), `${harness.prefix}-${n++}`));
+describeLedgerContract('RedisTrainerStepLedger', () => new RedisTrainerStepLedger(harness.redis(), `${harness.prefix}:c${n++}`));
 
 describe('RedisTrainerStepLedger across connections', () => {
   it('a restarted trainer (new connection) sees the committed step and the claim left by a crash', async () => {

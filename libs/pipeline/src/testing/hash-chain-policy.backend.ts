@@ -4,6 +4,7 @@
 // and a step applied twice (or skipped) changes every later sample: exactly-once is observable from outside.
 // Prompts (rendered by the char renderer unless told otherwise) are answered like "What is a + b?": right, wrong, unboxed or truncated, by a seeded draw.
 import { createHash } from 'node:crypto';
+import { charRenderer } from '@rx/backend';
 import type {
   AdamParams,
   Datum,
@@ -17,7 +18,6 @@ import type {
   SamplingClient,
   TrainingClient,
 } from '@rx/backend';
-import { charRenderer } from '@rx/backend';
 
 const WEIGHTS_PREFIX = 'memory://hash-chain/';
 
