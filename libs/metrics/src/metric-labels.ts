@@ -1,16 +1,8 @@
 // The only label values the rx metrics take: closed enums (and the spec's arm names), never ids.
 export { QUEUE_NAME_LIST, STAGE_NAMES, type ArmName, type QueueName, type StageName } from '@rx/contracts';
 
-/** The activation gates of the pre-registered spec (specs/gs1-vs-grpo.json, activation_gate.checks[].metric). */
-export const GATE_NAMES = [
-  'executed_group_size_treatment',
-  'executed_group_size_baseline',
-  'pilot_mean_reward',
-  'kernel_effective_neighbors_p10',
-  'frac_nonzero_advantage_treatment',
-  'baseline_reward_corr',
-] as const;
-export type GateName = (typeof GATE_NAMES)[number];
+/** The activation gates of the pre-registered spec (activation_gate.checks[].metric), from @rx/gates. */
+export { GATE_METRIC_NAMES as GATE_NAMES, type GateMetricName as GateName } from '@rx/gates';
 
 export const GATE_SIDES = ['min', 'max'] as const;
 export type GateSide = (typeof GATE_SIDES)[number];
