@@ -51,14 +51,14 @@ function drawProblem(rng: ArithRng): { question: string; answer: string } {
     let opening: string;
     let remaining = opCount;
     if (rng.next() < 0.35) {
-      const bags = rng.int(2, 9);
+      const bags = rng.int(2, 5);
       const per = rng.int(2, 9);
       value = bags * per;
       opening = `${name} buys ${bags} bags of ${per} ${item}`;
       steps.push(`${bags}*${per}=${value}.`);
       remaining -= 1;
     } else {
-      value = rng.int(2, 30);
+      value = rng.int(2, 20);
       opening = `${name} has ${value} ${item}`;
     }
     const phrases: string[] = [];
@@ -80,17 +80,17 @@ function drawOp(rng: ArithRng, value: number): Op {
   for (;;) {
     const r = rng.next();
     if (r < 0.4) {
-      const n = rng.int(2, 20);
+      const n = rng.int(1, 12);
       return { kind: '+', operand: n, phrase: rng.pick([`buys ${n}`, `finds ${n}`, `gets ${n} more`, `wins ${n}`]) };
     }
     if (r < 0.75) {
       if (value < 3) continue;
-      const n = rng.int(1, Math.min(value - 1, 20));
+      const n = rng.int(1, Math.min(value - 1, 12));
       return { kind: '-', operand: n, phrase: rng.pick([`loses ${n}`, `sells ${n}`, `gives away ${n}`, `uses ${n}`]) };
     }
     if (r < 0.9) {
-      if (value > 60) continue;
-      return rng.next() < 0.6 ? { kind: '*', operand: 2, phrase: 'doubles them' } : { kind: '*', operand: 3, phrase: 'triples them' };
+      if (value > 25) continue;
+      return value <= 15 && rng.next() < 0.4 ? { kind: '*', operand: 3, phrase: 'triples them' } : { kind: '*', operand: 2, phrase: 'doubles them' };
     }
     if (value % 2 !== 0) continue;
     return { kind: '/', operand: 2, phrase: 'keeps half' };

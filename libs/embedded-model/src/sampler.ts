@@ -4,12 +4,12 @@
 import type { SampledSequence, SampleParams } from '@rx/backend';
 import { Prng } from './prng';
 import { tf } from './tf-runtime';
-import { checkTokens, decodeStep, prefill, type KvCache, type ModelWeights } from './transformer';
+import { KvCache } from './kv-cache';
+import { checkTokens, decodeStep, prefill, type ModelWeights } from './transformer';
 
 /** rows decoded together; longer prompt lists are split into chunks of this many */
 export const SAMPLE_CHUNK = 64;
 const PAD = 0;
-const MASKED = -1e9;
 
 export interface SampleOptions extends SampleParams {
   /** stream index of the first row (row i draws from Prng(seed, firstStream + i)) */
@@ -18,10 +18,7 @@ export interface SampleOptions extends SampleParams {
 
 let unseededCounter = 0;
 
-/** tf.tidy for a function returning an object of tensors (all of them are kept) */
-function tidy<T>(fn: () => T): T {
-  return tf.tidy(fn as unknown as () => tf.TensorContainer) as unknown as T;
-}
+
 
 /** Samples one completion per prompt (prompts may differ in length), in the order given. */
 export function sampleBatch(w: ModelWeights, prompts: readonly (readonly number[])[], params: SampleOptions): SampledSequence[] {
@@ -51,7 +48,7 @@ function validateParams(p: SampleParams): void {
 
 function sampleChunk(w: ModelWeights, prompts: readonly (readonly number[])[], params: SampleParams, rngs: Prng[]): SampledSequence[] {
   const batch = prompts.length;
-  const { context } = w.cfg;
+  const { context, vocabSize } = w.cfg;
   const stop = new Set(params.stopTokens ?? []);
   const promptLen = Math.max(...prompts.map((p) => p.length));
   const pads = prompts.map((p) => promptLen - p.length);
@@ -63,72 +60,40 @@ function sampleChunk(w: ModelWeights, prompts: readonly (readonly number[])[], p
 
   const tokenData = new Int32Array(batch * promptLen);
   const posData = new Int32Array(batch * promptLen);
-  const maskData = new Float32Array(batch * (promptLen + maxNew));
-  const maskWidth = promptLen + maxNew;
   prompts.forEach((p, b) => {
     for (let t = 0; t < promptLen; t++) {
       tokenData[b * promptLen + t] = t < pads[b] ? PAD : p[t - pads[b]];
       posData[b * promptLen + t] = Math.max(0, t - pads[b]);
     }
-    for (let t = 0; t < pads[b]; t++) maskData[b * maskWidth + t] = MASKED;
   });
-  const fullMask = tf.tensor4d(maskData, [batch, 1, 1, maskWidth]);
-  let { lastLogits, cache } = tidy(() =>
-    prefill(
-      w,
-      tf.tensor2d(tokenData, [batch, promptLen], 'int32'),
-      tf.tensor2d(posData, [batch, promptLen], 'int32'),
-      tf.slice(fullMask, [0, 0, 0, 0], [batch, 1, 1, promptLen]),
-    ),
+  const cache = new KvCache(batch, w.cfg.heads, w.cfg.width, promptLen + maxNew, w.cfg.layers, pads);
+  let logits = tf.tidy(() =>
+    prefill(w, tf.tensor2d(tokenData, [batch, promptLen], 'int32'), tf.tensor2d(posData, [batch, promptLen], 'int32'), pads, cache),
   );
-  try {
-    for (let step = 0; ; step++) {
-      const logits = lastLogits.dataSync() as Float32Array;
-      lastLogits.dispose();
-      const nextTokens = new Int32Array(batch);
-      const nextPos = new Int32Array(batch);
-      for (let b = 0; b < batch; b++) {
-        if (done[b]) {
-          nextTokens[b] = PAD;
-          nextPos[b] = context - 1;
-          continue;
-        }
-        const row = logits.subarray(b * w.cfg.vocabSize, (b + 1) * w.cfg.vocabSize);
-        const { token, logprob } = drawToken(row, params.temperature, rngs[b]);
-        const r = results[b];
-        r.tokens.push(token);
-        r.logprobs.push(logprob);
-        if (stop.has(token)) {
-          r.stopReason = 'stop';
-          done[b] = true;
-        } else if (r.tokens.length >= budget[b]) done[b] = true;
-        nextTokens[b] = token;
-        nextPos[b] = Math.min(context - 1, prompts[b].length + r.tokens.length - 1);
+  for (;;) {
+    const values = logits.dataSync() as Float32Array;
+    logits.dispose();
+    const nextTokens = new Int32Array(batch);
+    const nextPos = new Int32Array(batch);
+    for (let b = 0; b < batch; b++) {
+      if (done[b]) {
+        nextTokens[b] = PAD;
+        nextPos[b] = context - 1;
+        continue;
       }
-      if (done.every(Boolean)) break;
-      const old: KvCache[] = cache;
-      const cacheLen = promptLen + step + 1;
-      ({ lastLogits, cache } = tidy(() =>
-        decodeStep(
-          w,
-          tf.tensor1d(nextTokens, 'int32'),
-          tf.tensor1d(nextPos, 'int32'),
-          old,
-          tf.slice(fullMask, [0, 0, 0, 0], [batch, 1, 1, cacheLen]),
-        ),
-      ));
-      for (const c of old) {
-        c.kT.dispose();
-        c.v.dispose();
-      }
+      const { token, logprob } = drawToken(values.subarray(b * vocabSize, (b + 1) * vocabSize), params.temperature, rngs[b]);
+      const r = results[b];
+      r.tokens.push(token);
+      r.logprobs.push(logprob);
+      if (stop.has(token)) {
+        r.stopReason = 'stop';
+        done[b] = true;
+      } else if (r.tokens.length >= budget[b]) done[b] = true;
+      nextTokens[b] = token;
+      nextPos[b] = Math.min(context - 1, prompts[b].length + r.tokens.length - 1);
     }
-  } finally {
-    for (const c of cache) {
-      c.kT.dispose();
-      c.v.dispose();
-    }
-    if (!lastLogits.isDisposed) lastLogits.dispose();
-    fullMask.dispose();
+    if (done.every(Boolean)) break;
+    logits = tf.tidy(() => decodeStep(w, tf.tensor1d(nextTokens, 'int32'), tf.tensor1d(nextPos, 'int32'), cache));
   }
   return results;
 }

@@ -45,75 +45,143 @@ export interface AttentionShape {
   heads: number;
 }
 
-/** [B*T, H*d] -> [B*H, T, d] */
-export function splitHeads(x: tf.Tensor, s: AttentionShape): tf.Tensor3D {
-  const d = x.shape[x.shape.length - 1]! / s.heads;
-  return tf.reshape(tf.transpose(tf.reshape(x, [s.batch, s.time, s.heads, d]), [0, 2, 1, 3]), [s.batch * s.heads, s.time, d]);
+/** head h of row b of x [B*T, W] as a [T, d] array times `mul`, or transposed to [d, T] */
+export function headSlice(x: Float32Array, s: AttentionShape, width: number, b: number, h: number, transposed: boolean, mul = 1): Float32Array {
+  const T = s.time;
+  const d = width / s.heads;
+  const out = new Float32Array(T * d);
+  for (let t = 0; t < T; t++) {
+    const src = (b * T + t) * width + h * d;
+    if (transposed) for (let j = 0; j < d; j++) out[j * T + t] = x[src + j] * mul;
+    else for (let j = 0; j < d; j++) out[t * d + j] = x[src + j] * mul;
+  }
+  return out;
 }
 
-/** [B*T, H*d] -> [B*H, d, T] (keys, transposed for the score product) */
-export function splitHeadsTransposed(x: tf.Tensor, s: AttentionShape): tf.Tensor3D {
-  const d = x.shape[x.shape.length - 1]! / s.heads;
-  return tf.reshape(tf.transpose(tf.reshape(x, [s.batch, s.time, s.heads, d]), [0, 2, 3, 1]), [s.batch * s.heads, d, s.time]);
+/** per-(b, h) [T, d] arrays (index b * H + h) back to one [B*T, W] array */
+export function mergeHeadSlices(parts: Float32Array[], s: AttentionShape, width: number): Float32Array {
+  const T = s.time;
+  const d = width / s.heads;
+  const out = new Float32Array(s.batch * T * width);
+  parts.forEach((p, i) => {
+    const b = Math.floor(i / s.heads);
+    const h = i % s.heads;
+    for (let t = 0; t < T; t++) out.set(p.subarray(t * d, (t + 1) * d), (b * T + t) * width + h * d);
+  });
+  return out;
 }
 
-/** [B*H, T, d] -> [B*T, H*d] */
-export function mergeHeads(x: tf.Tensor3D, s: AttentionShape): tf.Tensor2D {
-  const d = x.shape[2];
-  return tf.reshape(tf.transpose(tf.reshape(x, [s.batch, s.heads, s.time, d]), [0, 2, 1, 3]), [s.batch * s.time, s.heads * d]);
-}
-
-export interface AttentionForward {
-  out: tf.Tensor2D;
-  /** keys [B*H, d, T] and values [B*H, T, d]: the KV cache of a prefill */
-  kT: tf.Tensor3D;
-  v: tf.Tensor3D;
-  probs: tf.Tensor3D;
-  q: tf.Tensor3D;
+interface SlicedForward {
+  out: Float32Array;
+  /** softmax probabilities per (b, h), kept only when asked */
+  probs: tf.Tensor2D[];
 }
 
 /**
- * softmax(q k^T / sqrt(d) + mask) v per head. q, k, v are [B*T, H*d]; mask is additive and broadcasts
- * to [B, H, T, T] (0 where attended, -1e9 where not).
+ * softmax(q k^T / sqrt(d) + mask_b) v for each batch row b and head h, with 2-D products: wasm's batched
+ * matMul runs ~5x slower than its 2-D matMul on these shapes, and slicing a tensor on wasm copies the whole
+ * tensor, so per-head operands are built from host arrays.
  */
-export function attentionForward(q2: tf.Tensor2D, k2: tf.Tensor2D, v2: tf.Tensor2D, s: AttentionShape, mask: tf.Tensor): AttentionForward {
-  const d = q2.shape[1] / s.heads;
-  const q = splitHeads(q2, s);
-  const kT = splitHeadsTransposed(k2, s);
-  const v = splitHeads(v2, s);
-  const scores = tf.add(tf.reshape(tf.mul(tf.matMul(q, kT), 1 / Math.sqrt(d)), [s.batch, s.heads, s.time, s.time]), mask);
-  const probs = tf.reshape(tf.softmax(scores), [s.batch * s.heads, s.time, s.time]) as tf.Tensor3D;
-  const out = mergeHeads(tf.matMul(probs, v), s);
-  return { out, kT, v, probs, q };
+function slicedForward(qa: Float32Array, ka: Float32Array, va: Float32Array, s: AttentionShape, width: number, maskFor: (b: number) => tf.Tensor2D, keepProbs: boolean): SlicedForward {
+  const { time: T, heads: H } = s;
+  const d = width / H;
+  const scale = 1 / Math.sqrt(d);
+  const outs: Float32Array[] = [];
+  const probs: tf.Tensor2D[] = [];
+  for (let b = 0; b < s.batch; b++) {
+    const mask = maskFor(b);
+    for (let h = 0; h < H; h++) {
+      const p = tf.tidy(() => {
+        const q = tf.tensor2d(headSlice(qa, s, width, b, h, false, scale), [T, d]);
+        const kT = tf.tensor2d(headSlice(ka, s, width, b, h, true), [d, T]);
+        return tf.softmax(tf.add(tf.matMul(q, kT), mask)) as tf.Tensor2D;
+      });
+      const o = tf.tidy(() => tf.matMul(p, tf.tensor2d(headSlice(va, s, width, b, h, false), [T, d])));
+      outs.push(o.dataSync() as Float32Array);
+      o.dispose();
+      if (keepProbs) probs.push(p);
+      else p.dispose();
+    }
+  }
+  return { out: mergeHeadSlices(outs, s, width), probs };
 }
 
-/** attention with a hand-written backward pass: dV = P^T dO, dS = P * (dO V^T - rowsum(P * dO V^T)), dQ = dS K / sqrt(d), dK = dS^T Q / sqrt(d) */
-export function attention(q2: tf.Tensor2D, k2: tf.Tensor2D, v2: tf.Tensor2D, s: AttentionShape, mask: tf.Tensor): tf.Tensor2D {
+/**
+ * Causal attention for training, q, k, v [B*T, W] -> [B*T, W], with a hand-written backward pass:
+ * dV = P^T dO, dS = P * (dO V^T - rowsum(P * dO V^T)), dQ = dS K / sqrt(d), dK = dS^T Q / sqrt(d).
+ */
+export function attention(q2: tf.Tensor2D, k2: tf.Tensor2D, v2: tf.Tensor2D, s: AttentionShape, mask: tf.Tensor2D): tf.Tensor2D {
+  const { time: T, heads: H } = s;
+  const W = q2.shape[1];
+  const d = W / H;
+  const scale = 1 / Math.sqrt(d);
   const op = tf.customGrad((...args: (tf.Tensor | Grad)[]) => {
     const [qi, ki, vi, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D, Grad];
-    const f = attentionForward(qi, ki, vi, s, mask);
-    save([f.q, f.kT, f.v, f.probs]);
+    const qa = qi.dataSync() as Float32Array;
+    const ka = ki.dataSync() as Float32Array;
+    const va = vi.dataSync() as Float32Array;
+    const f = slicedForward(qa, ka, va, s, W, () => mask, true);
+    const pAll = tf.stack(f.probs);
+    tf.dispose(f.probs);
+    save([pAll]);
     return {
-      value: f.out,
+      value: tf.tensor2d(f.out, [s.batch * T, W]),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [q, kT, v, p] = saved as [tf.Tensor3D, tf.Tensor3D, tf.Tensor3D, tf.Tensor3D];
-        const scale = 1 / Math.sqrt(q.shape[2]);
-        const dO = splitHeads(dy, s);
-        const dV = tf.matMul(tf.transpose(p, [0, 2, 1]), dO);
-        const dP = tf.matMul(dO, tf.transpose(v, [0, 2, 1]));
-        const dS = tf.mul(p, tf.sub(dP, tf.sum(tf.mul(dP, p), -1, true))) as tf.Tensor3D;
-        const dQ = tf.mul(tf.matMul(dS, tf.transpose(kT, [0, 2, 1])), scale) as tf.Tensor3D;
-        const dK = tf.mul(tf.matMul(tf.transpose(dS, [0, 2, 1]), q), scale) as tf.Tensor3D;
-        return [mergeHeads(dQ, s), mergeHeads(dK, s), mergeHeads(dV as tf.Tensor3D, s)];
+        const pa = saved[0].dataSync() as Float32Array;
+        const dya = dy.dataSync() as Float32Array;
+        const dq: Float32Array[] = [];
+        const dk: Float32Array[] = [];
+        const dv: Float32Array[] = [];
+        for (let b = 0; b < s.batch; b++) {
+          for (let h = 0; h < H; h++) {
+            const i = b * H + h;
+            const grads = tf.tidy(() => {
+              const p = tf.tensor2d(pa.subarray(i * T * T, (i + 1) * T * T), [T, T]);
+              const dO = tf.tensor2d(headSlice(dya, s, W, b, h, false), [T, d]);
+              const dV = tf.matMul(tf.transpose(p), dO);
+              const dP = tf.matMul(dO, tf.tensor2d(headSlice(va, s, W, b, h, true), [d, T]));
+              const dS = tf.mul(p, tf.sub(dP, tf.sum(tf.mul(dP, p), -1, true))) as tf.Tensor2D;
+              const dQ = tf.matMul(dS, tf.tensor2d(headSlice(ka, s, W, b, h, false, scale), [T, d]));
+              const dK = tf.matMul(tf.transpose(dS), tf.tensor2d(headSlice(qa, s, W, b, h, false, scale), [T, d]));
+              return [dQ, dK, dV];
+            });
+            // read outside tidy: tidy walks its result, and walking a typed array visits every element
+            dq.push(grads[0].dataSync() as Float32Array);
+            dk.push(grads[1].dataSync() as Float32Array);
+            dv.push(grads[2].dataSync() as Float32Array);
+            tf.dispose(grads);
+          }
+        }
+        const n = s.batch * T;
+        return [tf.tensor2d(mergeHeadSlices(dq, s, W), [n, W]), tf.tensor2d(mergeHeadSlices(dk, s, W), [n, W]), tf.tensor2d(mergeHeadSlices(dv, s, W), [n, W])];
       },
     };
   }) as (q: tf.Tensor2D, k: tf.Tensor2D, v: tf.Tensor2D) => tf.Tensor2D;
   return op(q2, k2, v2);
 }
 
+/** Inference attention over left-padded rows (row b has pads[b] padding positions first): q, k, v as host arrays [B*T, W]. */
+export function attentionLeftPadded(qa: Float32Array, ka: Float32Array, va: Float32Array, s: AttentionShape, width: number, pads: readonly number[]): Float32Array {
+  const masks = new Map<number, tf.Tensor2D>();
+  try {
+    return slicedForward(qa, ka, va, s, width, (b) => {
+      let m = masks.get(pads[b]);
+      if (!m) masks.set(pads[b], (m = paddedCausalMask(s.time, pads[b])));
+      return m;
+    }, false).out;
+  } finally {
+    tf.dispose([...masks.values()]);
+  }
+}
+
 /** additive causal mask [T, T]: 0 on and below the diagonal, -1e9 above */
 export function causalMask(time: number): tf.Tensor2D {
+  return paddedCausalMask(time, 0);
+}
+
+/** causal mask that also hides the first `pad` key positions */
+function paddedCausalMask(time: number, pad: number): tf.Tensor2D {
   const m = new Float32Array(time * time);
-  for (let i = 0; i < time; i++) for (let j = i + 1; j < time; j++) m[i * time + j] = -1e9;
+  for (let i = 0; i < time; i++) for (let j = 0; j < time; j++) if (j > i || j < pad) m[i * time + j] = -1e9;
   return tf.tensor2d(m, [time, time]);
 }

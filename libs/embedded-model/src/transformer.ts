@@ -2,7 +2,8 @@
 // learned absolute positions, pre-LayerNorm blocks (causal multi-head attention, GELU MLP), final LayerNorm and
 // an output head. Projections optionally carry LoRA adapters: y = x W + (alpha / r) (x A) B.
 import { tf } from './tf-runtime';
-import { attention, attentionForward, causalMask, gelu, layerNorm, matmul, matmulFrozen, type AttentionShape } from './tensor-ops';
+import type { KvCache } from './kv-cache';
+import { attention, attentionLeftPadded, causalMask, gelu, layerNorm, matmul, matmulFrozen, type AttentionShape } from './tensor-ops';
 import type { TensorMap } from './param-set';
 import type { LoraTarget, TransformerConfig } from './transformer-config';
 
@@ -74,11 +75,11 @@ export function checkTokens(cfg: TransformerConfig, tokens: readonly number[], w
  * Training forward pass over right-padded rows: logits [B*T, V] for tokens [B, T] (int32). Differentiable
  * (custom gradients for products and attention); call inside tf.tidy or a gradient function.
  */
-export function forwardLogits(w: ModelWeights, tokens: tf.Tensor2D, mask?: tf.Tensor2D): tf.Tensor2D {
+export function forwardLogits(w: ModelWeights, tokens: tf.Tensor2D): tf.Tensor2D {
   const [batch, time] = tokens.shape;
   if (time > w.cfg.context) throw new Error(`sequence of ${time} tokens exceeds the model context of ${w.cfg.context}`);
   const shape: AttentionShape = { batch, time, heads: w.cfg.heads };
-  const causal = mask ?? causalMask(time);
+  const causal = causalMask(time);
   let x = embed(w, tokens, null);
   for (let l = 0; l < w.cfg.layers; l++) {
     const h = layerNorm(x, w.base[`l${l}.ln1.g`], w.base[`l${l}.ln1.b`]);
@@ -96,63 +97,47 @@ export function targetLogprobs(logits: tf.Tensor2D, targets: tf.Tensor1D): tf.Te
   return tf.sum(tf.mul(logp, oneHot), -1) as tf.Tensor1D;
 }
 
-/** Per-layer KV cache: keys transposed [B*H, d, t] and values [B*H, t, d]. */
-export interface KvCache {
-  kT: tf.Tensor3D;
-  v: tf.Tensor3D;
-}
-
-export interface PrefillResult {
-  /** logits of the next token after the last prompt position, [B, V] */
-  lastLogits: tf.Tensor2D;
-  cache: KvCache[];
-}
-
 /**
- * Inference over left-padded prompts [B, T]: positions [B, T] count from each row's first real token, and the
- * additive key mask [B, 1, 1, T] hides the padding. Returns the last position's logits and the KV cache.
+ * Inference over left-padded prompts [B, T] (row b starts with pads[b] padding tokens): positions count from
+ * each row's first real token and padding is never attended to. Fills the KV cache for positions 0..T-1 and
+ * returns the logits [B, V] of the token after the last position.
  */
-export function prefill(w: ModelWeights, tokens: tf.Tensor2D, positions: tf.Tensor2D, keyMask: tf.Tensor4D): PrefillResult {
+export function prefill(w: ModelWeights, tokens: tf.Tensor2D, positions: tf.Tensor2D, pads: readonly number[], cache: KvCache): tf.Tensor2D {
   const [batch, time] = tokens.shape;
   const shape: AttentionShape = { batch, time, heads: w.cfg.heads };
-  const mask = tf.add(causalMask(time), keyMask);
-  let x = embed(w, tokens, positions);
-  const cache: KvCache[] = [];
-  for (let l = 0; l < w.cfg.layers; l++) {
-    const h = layerNorm(x, w.base[`l${l}.ln1.g`], w.base[`l${l}.ln1.b`]);
-    const f = attentionForward(project(w, h, l, 'wq'), project(w, h, l, 'wk'), project(w, h, l, 'wv'), shape, mask);
-    cache.push({ kT: f.kT, v: f.v });
-    x = tf.add(x, project(w, f.out, l, 'wo'));
-    x = tf.add(x, mlp(w, x, l));
-  }
-  const last = tf.reshape(tf.slice(tf.reshape(x, [batch, time, w.cfg.width]), [0, time - 1, 0], [batch, 1, w.cfg.width]), [batch, w.cfg.width]);
-  return { lastLogits: outputLogits(w, last as tf.Tensor2D), cache };
+  const width = w.cfg.width;
+  return tf.tidy(() => {
+    let x = embed(w, tokens, positions);
+    for (let l = 0; l < w.cfg.layers; l++) {
+      const h = layerNorm(x, w.base[`l${l}.ln1.g`], w.base[`l${l}.ln1.b`]);
+      const [qa, ka, va] = (['wq', 'wk', 'wv'] as const).map((t) => project(w, h, l, t).dataSync() as Float32Array);
+      cache.write(l, 0, time, ka, va);
+      const a = tf.tensor2d(attentionLeftPadded(qa, ka, va, shape, width, pads), [batch * time, width]);
+      x = tf.add(x, project(w, a, l, 'wo'));
+      x = tf.add(x, mlp(w, x, l));
+    }
+    cache.length = time;
+    const last = tf.reshape(tf.slice(tf.reshape(x, [batch, time, width]), [0, time - 1, 0], [batch, 1, width]), [batch, width]);
+    return outputLogits(w, last as tf.Tensor2D);
+  });
 }
 
-/**
- * One decoding step with the KV cache: tokens [B] at positions [B]; keyMask [B, 1, 1, t+1] covers the cache
- * plus the new position. Returns the next logits [B, V] and the extended cache.
- */
-export function decodeStep(w: ModelWeights, tokens: tf.Tensor1D, positions: tf.Tensor1D, cache: KvCache[], keyMask: tf.Tensor4D): PrefillResult {
+/** One decoding step: tokens [B] at positions [B] go into the cache at its next slot; returns the next logits [B, V]. */
+export function decodeStep(w: ModelWeights, tokens: tf.Tensor1D, positions: tf.Tensor1D, cache: KvCache): tf.Tensor2D {
   const batch = tokens.shape[0];
-  const { heads, width } = w.cfg;
-  const d = width / heads;
-  let x = embed(w, tf.reshape(tokens, [batch, 1]), tf.reshape(positions, [batch, 1]));
-  const next: KvCache[] = [];
-  for (let l = 0; l < w.cfg.layers; l++) {
-    const h = layerNorm(x, w.base[`l${l}.ln1.g`], w.base[`l${l}.ln1.b`]);
-    const q = tf.reshape(project(w, h, l, 'wq'), [batch * heads, 1, d]);
-    const k = tf.reshape(project(w, h, l, 'wk'), [batch * heads, d, 1]);
-    const v = tf.reshape(project(w, h, l, 'wv'), [batch * heads, 1, d]);
-    const kT = tf.concat([cache[l].kT, k], 2) as tf.Tensor3D;
-    const vs = tf.concat([cache[l].v, v], 1) as tf.Tensor3D;
-    const t = kT.shape[2];
-    const scores = tf.add(tf.reshape(tf.mul(tf.matMul(q, kT), 1 / Math.sqrt(d)), [batch, heads, 1, t]), keyMask);
-    const probs = tf.reshape(tf.softmax(scores), [batch * heads, 1, t]) as tf.Tensor3D;
-    const a = tf.reshape(tf.matMul(probs, vs), [batch, width]) as tf.Tensor2D;
-    next.push({ kT, v: vs });
-    x = tf.add(x, project(w, a, l, 'wo'));
-    x = tf.add(x, mlp(w, x, l));
-  }
-  return { lastLogits: outputLogits(w, x), cache: next };
+  const width = w.cfg.width;
+  const slot = cache.length;
+  return tf.tidy(() => {
+    let x = embed(w, tf.reshape(tokens, [batch, 1]), tf.reshape(positions, [batch, 1]));
+    for (let l = 0; l < w.cfg.layers; l++) {
+      const h = layerNorm(x, w.base[`l${l}.ln1.g`], w.base[`l${l}.ln1.b`]);
+      const [qa, ka, va] = (['wq', 'wk', 'wv'] as const).map((t) => project(w, h, l, t).dataSync() as Float32Array);
+      cache.write(l, slot, 1, ka, va);
+      const a = tf.tensor2d(cache.attend(l, qa, slot + 1), [batch, width]);
+      x = tf.add(x, project(w, a, l, 'wo'));
+      x = tf.add(x, mlp(w, x, l));
+    }
+    cache.length = slot + 1;
+    return outputLogits(w, x);
+  });
 }

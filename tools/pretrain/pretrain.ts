@@ -1,0 +1,169 @@
+// Supervised pretraining of the embedded base model (all weights, no LoRA) on the arith train split:
+// next-token cross-entropy on `<prompt><work> \boxed{N}<eos>`, completion tokens weighted 1 and prompt tokens
+// PROMPT_WEIGHT, AdamW with warm-up and cosine decay, global-norm clipping; seeded init and batch order.
+// Writes models/char-lm (float32 weights + config + this run's record) and reports greedy test accuracy.
+//
+//   node -r ./tools/register.js tools/pretrain/pretrain.ts [--steps 400] [--batch 64] [--lr 3e-3] [--seed 0] [--out models/char-lm] [--eval 1319]
+import { CHAR_EOS, charCompletionText, charPrompt, encodeChars, type Datum } from '@rx/backend';
+import { arithDataset, type Problem } from '@rx/datasets';
+import {
+  CHAR_LM_CONFIG,
+  adamwStep,
+  disposeTensors,
+  ensureTfWasm,
+  initAdamW,
+  initBaseParams,
+  lossAndGrads,
+  padDatums,
+  paramCount,
+  Prng,
+  sampleBatch,
+  toTensors,
+  writeBaseCheckpoint,
+  zerosLike,
+  type ModelWeights,
+  type ParamSet,
+} from '@rx/embedded-model';
+import * as path from 'node:path';
+import { scoreArith } from './arith-eval';
+
+const PROMPT_WEIGHT = 0.1;
+const DATASET_SEED = 0;
+
+interface Options {
+  steps: number;
+  batch: number;
+  lr: number;
+  seed: number;
+  out: string;
+  eval: number;
+  evalEvery: number;
+  warmup: number;
+  clip: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { steps: 400, batch: 64, lr: 3e-3, seed: 0, out: 'models/char-lm', eval: 1319, evalEvery: 0, warmup: 30, clip: 1 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const key = argv[i].replace(/^--/, '') as keyof Options;
+    const value = argv[i + 1];
+    if (!(key in o) || value === undefined) throw new Error(`unknown or incomplete option ${argv[i]}; options: ${Object.keys(o).map((k) => `--${k}`).join(' ')}`);
+    (o as unknown as Record<string, unknown>)[key] = key === 'out' ? value : Number(value);
+    if (key !== 'out' && !Number.isFinite(o[key] as number)) throw new Error(`--${key} needs a number, got ${value}`);
+  }
+  return o;
+}
+
+/** one training sequence: inputs/targets shifted by one, weights 1 on completion targets and PROMPT_WEIGHT on prompt targets */
+export function supervisedDatum(p: Problem): Datum {
+  const prompt = charPrompt(p.question);
+  const tokens = [...prompt, ...encodeChars(charCompletionText(p.answer)), CHAR_EOS];
+  const n = tokens.length - 1;
+  return {
+    inputTokens: tokens.slice(0, -1),
+    targetTokens: tokens.slice(1),
+    samplingLogprobs: new Array(n).fill(0),
+    advantages: Array.from({ length: n }, (_, t) => (t + 1 >= prompt.length ? 1 : PROMPT_WEIGHT)),
+  };
+}
+
+/** lr_t = lr * t / warmup during warm-up, then lr * (0.1 + 0.9 * (1 + cos(pi * progress)) / 2) */
+function learningRate(o: Options, step: number): number {
+  if (step < o.warmup) return (o.lr * (step + 1)) / o.warmup;
+  const progress = (step - o.warmup) / Math.max(1, o.steps - o.warmup);
+  return o.lr * (0.1 + 0.45 * (1 + Math.cos(Math.PI * progress)));
+}
+
+function shuffled(n: number, rng: Prng): number[] {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rng.uniform() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
+function weightsOf(params: ParamSet): ModelWeights {
+  return { cfg: CHAR_LM_CONFIG, base: toTensors(params), loraScale: 0, trainBase: true };
+}
+
+async function evaluate(params: ParamSet, problems: Problem[]) {
+  const w = weightsOf(params);
+  try {
+    const greedy = await scoreArith((p, sp) => sampleBatch(w, p, sp), problems, { temperature: 0 });
+    const sampled = await scoreArith((p, sp) => sampleBatch(w, p, sp), problems, { temperature: 1, seed: 1 });
+    return { greedyAccuracy: greedy.accuracy, sampledReward: sampled.meanReward, sampledAccuracy: sampled.accuracy };
+  } finally {
+    disposeTensors(w.base);
+  }
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  await ensureTfWasm();
+  const train = arithDataset({ split: 'train', seed: DATASET_SEED });
+  const test = arithDataset({ split: 'test', seed: DATASET_SEED }).slice(0, o.eval);
+  const datums = train.map(supervisedDatum);
+  const params = initBaseParams(CHAR_LM_CONFIG, o.seed);
+  const adam = initAdamW(params);
+  const grads = zerosLike(params);
+  const batchRng = new Prng(o.seed, 1_000_003);
+  console.log(`pretrain: ${paramCount(params)} parameters, ${train.length} train problems, ${o.steps} steps of ${o.batch}, lr ${o.lr}, seed ${o.seed}`);
+  let order = shuffled(datums.length, batchRng);
+  let cursor = 0;
+  const t0 = Date.now();
+  let lossSum = 0;
+  for (let step = 0; step < o.steps; step++) {
+    if (cursor + o.batch > order.length) {
+      order = shuffled(datums.length, batchRng);
+      cursor = 0;
+    }
+    const batch = order.slice(cursor, cursor + o.batch).map((i) => datums[i]);
+    cursor += o.batch;
+    const w = weightsOf(params);
+    try {
+      const r = lossAndGrads(w, w.base, padDatums(w, batch), 'cross_entropy');
+      lossSum += r.loss;
+      let norm2 = 0;
+      for (const p of params) for (const g of r.grads[p.name]) norm2 += g * g;
+      const clip = Math.min(1, o.clip / Math.sqrt(norm2));
+      params.forEach((p, i) => {
+        const g = r.grads[p.name];
+        const out = grads[i].data;
+        for (let j = 0; j < out.length; j++) out[j] = g[j] * clip;
+      });
+    } finally {
+      disposeTensors(w.base);
+    }
+    adamwStep(params, grads, adam, { learningRate: learningRate(o, step), beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0 });
+    if ((step + 1) % 25 === 0) {
+      console.log(`step ${step + 1} loss ${(lossSum / 25).toFixed(4)} elapsed ${((Date.now() - t0) / 1000).toFixed(0)}s`);
+      lossSum = 0;
+    }
+    if (o.evalEvery > 0 && (step + 1) % o.evalEvery === 0 && step + 1 < o.steps) {
+      const e = await evaluate(params, test.slice(0, 256));
+      console.log(`  eval@${step + 1} (256 test): greedy ${e.greedyAccuracy.toFixed(3)} sampled reward ${e.sampledReward.toFixed(3)}`);
+    }
+  }
+  const trainSeconds = (Date.now() - t0) / 1000;
+  const e = await evaluate(params, test);
+  console.log(`final (${test.length} test): greedy accuracy ${e.greedyAccuracy.toFixed(4)}, T=1 accuracy ${e.sampledAccuracy.toFixed(4)}, T=1 mean reward ${e.sampledReward.toFixed(4)}; train ${trainSeconds.toFixed(0)}s`);
+  const out = path.resolve(o.out);
+  const sha = writeBaseCheckpoint(out, CHAR_LM_CONFIG, params, {
+    script: 'tools/pretrain/pretrain.ts',
+    options: o,
+    datasetSeed: DATASET_SEED,
+    promptWeight: PROMPT_WEIGHT,
+    trainSeconds: Math.round(trainSeconds),
+    testItems: test.length,
+    greedyAccuracy: e.greedyAccuracy,
+    sampledAccuracy: e.sampledAccuracy,
+    sampledMeanReward: e.sampledReward,
+  });
+  console.log(`wrote ${out} (sha256 ${sha})`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
