@@ -15,7 +15,7 @@ export interface RunArgs {
   /** undefined: PORT from the environment; null: no HTTP server */
   httpPort?: number | null;
   /** hidden: the model a spawned policy server serves (tests use the in-memory test model) */
-  policyBackend?: 'embedded' | 'memory';
+  policyBackend?: 'embedded' | 'memory' | 'hash-chain';
 }
 
 export function parseRunArgs(argv: string[]): RunArgs {
@@ -52,7 +52,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
     overridePath: values.override,
     backend: oneOf('backend', ['embedded', 'tinker'] as const),
     services: oneOf('services', ['spawn', 'external'] as const) ?? 'spawn',
-    policyBackend: oneOf('policy-backend', ['embedded', 'memory'] as const),
+    policyBackend: oneOf('policy-backend', ['embedded', 'memory', 'hash-chain'] as const),
   };
   if (values.port !== undefined) {
     if (values.port === 'off') args.httpPort = null;

@@ -27,6 +27,8 @@ export interface ExperimentContext {
   stepStallTimeoutMs: number;
   /** set when the run is interrupted (SIGINT/SIGTERM) or a service died */
   signal: AbortSignal;
+  /** test hooks */
+  hooks?: { afterTrainingStep?: (arm: string, step: number) => void };
 }
 
 /** The run was stopped by a pre-registered rule (preflight, gates): not an error, the record says why. */

@@ -9,8 +9,10 @@ import { readFileSync } from 'node:fs';
 import { CHAR_BASE_MODELS, rendererFor, TinkerBackend, type PolicyBackend, type Renderer } from '@rx/backend';
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import { createRxMetrics, type RxMetrics } from '@rx/metrics';
+import { backendFromConfig, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
 import { applySpecOverride, loadSpecText, parseSpec, type ExperimentSpec, type SpecOverride } from '@rx/spec';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { ControllerConfig } from '../config';
 import { redactUrl } from '../config';
 import { startControllerHttp, type ControllerHttp } from '../http/controller-http';
@@ -18,7 +20,7 @@ import { freePort } from '../infra/free-port';
 import { locateRedis, pingRedis, type RedisHandle } from '../infra/redis-locator';
 import { REPO_ROOT } from '../infra/repo-root';
 import { ServiceSupervisor, type ServiceSpec } from '../infra/service-supervisor';
-import { StepBus } from '../infra/step-bus';
+import { deletePrefixKeys, StepBus } from '../infra/step-bus';
 import { runDecision, type DecisionSummary } from '../phases/decision.phase';
 import { writeEffectiveConfig } from '../phases/effective-config.phase';
 import { runEvaluation, type EvaluationResult } from '../phases/evaluation/evaluation.phase';
@@ -33,7 +35,7 @@ import { canonicalJson, sha256Hex } from '../run/canonical-json';
 import { RunDir } from '../run/run-dir';
 import { readManifest, RunStateStore, type PhaseName, type RunManifest, type RunState } from '../run/run-state';
 import { RunStopped, type ExperimentContext } from './experiment-context';
-import { loadExperimentData } from './experiment-data';
+import { loadExperimentData, type ExperimentData } from './experiment-data';
 
 export type BackendKind = 'embedded' | 'tinker';
 export type ServicesMode = 'spawn' | 'external';
@@ -53,12 +55,19 @@ export interface RunOptions {
   signal: AbortSignal;
   /** the controller's own HTTP server: a port (0: any free one), or null for none; default config.PORT */
   httpPort?: number | null;
-  /** the model the spawned policy server serves (tests: the in-memory test model) */
-  policyBackend?: 'embedded' | 'memory';
+  /**
+   * the model behind the embedded backend: the embedded transformer (default), the policy server's in-memory
+   * test model, or (tests only) the pipeline's hash-chain test double in every process, with no policy server
+   */
+  policyBackend?: 'embedded' | 'memory' | 'hash-chain';
+  /** tests only: the problems to train and evaluate on, in place of the spec's dataset */
+  data?: ExperimentData;
   stepStallTimeoutMs?: number;
   healthTimeoutMs?: number;
   /** test hook: end the attempt as interrupted once this phase has completed */
   interruptAfter?: PhaseName;
+  /** test hook: interrupt the attempt once an arm has completed this training step */
+  interruptAfterTrainingStep?: number;
 }
 
 export interface RunOutcome {
@@ -236,6 +245,9 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
       if (!config.RX_BACKEND_URL) throw new RunUserError('--services external needs RX_BACKEND_URL (the policy server the services use, e.g. http://127.0.0.1:8000)');
       backendUrl = config.RX_BACKEND_URL;
       apiKey = config.TINKER_API_KEY ?? 'rx-local-policy-server';
+    } else if (opts.policyBackend === 'hash-chain') {
+      backendUrl = HASH_CHAIN_BACKEND_URL;
+      apiKey = 'rx-no-key';
     } else {
       backendUrl = '';
       apiKey = `rx-local-${randomBytes(12).toString('hex')}`;
@@ -245,7 +257,7 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
       supervisor.onUnexpectedExit((name, code, signal) => abort.abort(new Error(`the ${name} service exited (${code ?? signal}) during the run; see ${path.join(run.dir.logsDir, `${name}.log`)}`)));
       closers.push(() => (supervisor as ServiceSupervisor).stop());
       const dataDir = run.dir.servicesDataDir;
-      if (run.manifest.backend === 'embedded') {
+      if (run.manifest.backend === 'embedded' && opts.policyBackend !== 'hash-chain') {
         const port = await freePort();
         progress.info(`starting the policy server (${opts.policyBackend ?? 'embedded'} model) ...`);
         const env: Record<string, string> = {
@@ -264,17 +276,24 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
       progress.info(`starting ${specs.map((s) => s.name).join(', ')} (logs in ${run.dir.relative(run.dir.logsDir)}/) ...`);
       await supervisor.start(specs);
     }
-    const backend = new TinkerBackend({ baseUrl: backendUrl, apiKey, logger: { warn: (m) => progress.warn(`backend: ${m}`) } });
+    const backend: PolicyBackend =
+      backendUrl === HASH_CHAIN_BACKEND_URL ? backendFromConfig({ RX_BACKEND_URL: backendUrl }) : new TinkerBackend({ baseUrl: backendUrl, apiKey, logger: { warn: (m) => progress.warn(`backend: ${m}`) } });
     closers.push(() => backend.close());
     const bus = new StepBus({ redisUrl: redis.url, prefix, metrics, log: (l) => progress.warn(l) });
     closers.push(() => bus.close());
     await bus.start();
+    await bus.waitForConsumers(opts.services === 'spawn' ? 30_000 : (opts.healthTimeoutMs ?? 120_000));
     let http: ControllerHttp | null = null;
     const port = opts.httpPort === undefined ? config.PORT : opts.httpPort;
     if (port !== null) {
       const host = config.HOST ?? (opts.services === 'spawn' ? '127.0.0.1' : '0.0.0.0');
-      const boardQueues = QUEUE_NAME_LIST.map((q) => new Queue(q, { connection: { url: redis.url } as never, prefix }));
-      closers.push(async () => void (await Promise.all(boardQueues.map((q) => q.close()))));
+      const boardConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
+      boardConnection.on('error', () => undefined);
+      const boardQueues = QUEUE_NAME_LIST.map((q) => new Queue(q, { connection: boardConnection, prefix }));
+      closers.push(async () => {
+        await Promise.all(boardQueues.map((q) => q.close()));
+        await boardConnection.quit().catch(() => boardConnection.disconnect());
+      });
       const probes = { redis: () => pingRedis(redis.url), backend: () => backend.ping(), runId: () => run.manifest.runId, phase, metrics };
       try {
         http = await startControllerHttp(probes, { host, port, queues: boardQueues });
@@ -322,7 +341,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     current = 'setup';
     infra = await startInfra(run, opts, metrics, abort, () => current);
     const renderer: Renderer = await rendererFor(run.spec.base_model);
-    const data = await loadExperimentData(run.spec, { repoRoot: REPO_ROOT });
+    const data = opts.data ?? (await loadExperimentData(run.spec, { repoRoot: REPO_ROOT }));
     abort.signal.addEventListener('abort', () => infra?.bus.fail(abort.signal.reason instanceof Error ? abort.signal.reason : new Interrupted('interrupted')), { once: true });
     state.addWall('setup', (Date.now() - setupStarted) / 1000);
     state.complete('setup');
@@ -341,6 +360,11 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
       concurrency: opts.config.RX_CONCURRENCY,
       stepStallTimeoutMs: opts.stepStallTimeoutMs ?? 30 * 60_000,
       signal: abort.signal,
+      hooks: {
+        afterTrainingStep: (arm, step) => {
+          if (opts.interruptAfterTrainingStep !== undefined && step >= opts.interruptAfterTrainingStep) abort.abort(new Interrupted(`interrupted after training step ${step} of ${arm} (test hook)`));
+        },
+      },
     };
 
     const phase = async <T>(name: PhaseName, runIt: () => Promise<T>, load: () => T): Promise<T> => {
@@ -417,6 +441,10 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     progress.info(`verdict: ${record.verdict.outcome}: ${record.verdict.reasoning[0]}`);
   }
   await closing;
+  // a finished run leaves nothing in a shared Redis under the prefix it owned (its services were its own)
+  if (infra && opts.services === 'spawn' && !infra.redis.private && (outcome === 'complete' || outcome === 'stopped')) {
+    await deletePrefixKeys(infra.redis.url, infra.prefix).catch(() => 0);
+  }
   progress.close();
   return { dir: dir.root, status: outcome, record, message };
 }

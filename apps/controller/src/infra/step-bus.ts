@@ -3,8 +3,9 @@
 // dead-letter queue). A caller waits for one (run, arm, step); while it waits, a dead letter of that step (the
 // pipeline refused it) or a stalled step fails the wait with the reason instead of hanging.
 import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { jobIdFor, QUEUE_CATALOG, type StepEvent, type StepRequest } from '@rx/contracts';
-import { consumeJob, QueueRepository, RedisConnectionFactory } from '@rx/pipeline';
+import { consumeJob, PIPELINE_GRAPH, QueueRepository, RedisConnectionFactory } from '@rx/pipeline';
 import type { RxMetrics } from '@rx/metrics';
 
 export interface StepBusOptions {
@@ -24,6 +25,9 @@ interface Waiter {
   resolve: (e: StepEvent) => void;
   reject: (e: Error) => void;
 }
+
+/** step-complete events kept for a later wait */
+const MAX_UNCLAIMED_EVENTS = 10_000;
 
 const keyOf = (runId: string, arm: string, step: number): string => `${runId}\u0000${arm}\u0000${step}`;
 
@@ -85,6 +89,28 @@ export class StepBus {
     await this.worker.waitUntilReady();
   }
 
+  /**
+   * Waits until every queue the pipeline consumes has a worker (the sampler, grader, advantage and trainer are
+   * up on this prefix); otherwise one line says which service is missing.
+   */
+  async waitForConsumers(timeoutMs: number): Promise<void> {
+    const needed = PIPELINE_GRAPH.filter((e) => e.service !== 'controller');
+    const deadline = Date.now() + timeoutMs;
+    let missing: string[] = [];
+    do {
+      missing = [];
+      for (const e of needed) {
+        const workers = await this.queues.queue(e.consumes).getWorkers().catch(() => []);
+        if (workers.length === 0) missing.push(`${e.service} (queue '${e.consumes}')`);
+      }
+      if (missing.length === 0) return;
+      await new Promise((r) => setTimeout(r, 500));
+    } while (Date.now() < deadline);
+    throw new StepFailedError(
+      `no consumer on prefix '${this.opts.prefix}' for ${[...new Set(missing)].join(', ')} after ${Math.round(timeoutMs / 1000)} s: start the services (or use --services spawn) with RX_QUEUE_PREFIX=${this.opts.prefix}`,
+    );
+  }
+
   /** the run ids this controller drives: events of other runs are acknowledged and logged, never delivered */
   track(runId: string): void {
     this.runIds.add(runId);
@@ -133,14 +159,16 @@ export class StepBus {
   }
 
   private deliver(event: StepEvent): void {
-    if (!this.runIds.has(event.runId)) {
-      this.opts.log?.(`step-events: ignoring an event of run ${event.runId} (not driven by this controller)`);
-      return;
-    }
     const key = keyOf(event.runId, event.arm, event.step);
     const waiter = this.waiters.get(key);
-    if (waiter) waiter.resolve(event);
-    else this.arrived.set(key, event);
+    if (waiter) {
+      waiter.resolve(event);
+      return;
+    }
+    // an event nobody waits for yet: kept (a resumed run may wait for it), the oldest dropped past the cap
+    if (!this.runIds.has(event.runId)) this.opts.log?.(`step-events: an event of run ${event.runId}, which this controller has not requested (kept)`);
+    this.arrived.set(key, event);
+    if (this.arrived.size > MAX_UNCLAIMED_EVENTS) this.arrived.delete(this.arrived.keys().next().value as string);
   }
 
   private async deadLetterFor(jobIdPrefix: string): Promise<string | null> {
@@ -168,5 +196,23 @@ export class StepBus {
     await this.worker?.close();
     await this.queues.close();
     await this.connections.close();
+  }
+}
+
+/** Deletes every key under a prefix (a finished run whose services rx run owned); returns how many. */
+export async function deletePrefixKeys(redisUrl: string, prefix: string): Promise<number> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+  redis.on('error', () => undefined);
+  try {
+    let cursor = '0';
+    let deleted = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.del(...keys);
+    } while (cursor !== '0');
+    return deleted;
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
   }
 }

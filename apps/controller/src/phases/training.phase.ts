@@ -67,11 +67,19 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
   let records = ctx.dir.readLines<StepRecord>(stepsFile).filter((r) => r.runId === runId);
   records = records.filter((r, i) => r.step === i); // a contiguous prefix 0..N-1
 
-  if (records.length > 0 && !(await trainerStillHolds(ctx, runId, arm.name, records.length - 1))) {
-    ctx.progress.info(`${arm.name}: the trainer no longer holds attempt ${attempt} (step ${records.length - 1} committed); training again from the shared initial state`);
-    ({ attempt, runId, records } = restart(ctx, arm, attempt));
+  if (previous) {
+    // a resumed arm: continue where the trainer's ledger is, when it still has this attempt
+    const caughtUp = await catchUpFromLedger(ctx, runId, arm.name, records);
+    if (caughtUp === null) {
+      ctx.progress.info(`${arm.name}: the trainer no longer holds attempt ${attempt} (${records.length} steps logged); training again from the shared initial state`);
+      ({ attempt, runId, records } = restart(ctx, arm, attempt));
+    } else {
+      records = caughtUp;
+      if (records.length > 0) ctx.progress.info(`${arm.name}: continuing attempt ${attempt} at step ${records.length}`);
+    }
   }
-  ctx.dir.writeLines(stepsFile, records);
+  ctx.dir.writeLines(stepsFile, records.slice(0, ctx.spec.steps));
+  records = records.slice(0, ctx.spec.steps);
   ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: records.length, done: false }));
 
   const drive = (from: number) =>
@@ -84,7 +92,10 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
       initStatePath: init.state_path,
       stepsFile,
       label: 'train',
-      onStep: (r) => ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: r.step + 1, done: false })),
+      onStep: (r) => {
+        ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: r.step + 1, done: false }));
+        ctx.hooks?.afterTrainingStep?.(arm.name, r.step);
+      },
     });
   try {
     records.push(...(await drive(records.length)));
@@ -128,17 +139,30 @@ function restart(ctx: ExperimentContext, arm: ArmSpec, attempt: number): { attem
   return { attempt: next, runId: `${ctx.manifest.runId}.t${next}`, records: [] };
 }
 
-/** true when the trainer's ledger in Redis has exactly `committed` as the arm's last committed step */
-async function trainerStillHolds(ctx: ExperimentContext, runId: string, arm: string, committed: number): Promise<boolean> {
-  const redis = new Redis(ctx.bus.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: true });
+/**
+ * The arm's records once the trainer's ledger (in Redis) is read: the logged ones plus any step the trainer
+ * committed after the controller stopped listening; null when the ledger no longer has this attempt as logged
+ * (a fresh Redis, a claim left in doubt): the arm must train again.
+ */
+async function catchUpFromLedger(ctx: ExperimentContext, runId: string, arm: string, logged: StepRecord[]): Promise<StepRecord[] | null> {
+  const redis = new Redis(ctx.bus.redisUrl, { maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   try {
-    const status = await new RedisTrainerStepLedger(redis, ctx.bus.prefix).status({ runId, arm });
-    return status.committed === committed && status.claim === null;
+    const ledger = new RedisTrainerStepLedger(redis, ctx.bus.prefix);
+    const key = { runId, arm };
+    const status = await ledger.status(key);
+    if (status.claim !== null || status.committed < logged.length - 1) return null;
+    const records = [...logged];
+    for (let s = logged.length; s <= status.committed; s++) {
+      const r = await ledger.record(key, s);
+      if (!r) return null;
+      records.push(r);
+    }
+    return records;
   } catch {
-    return false;
+    return null;
   } finally {
-    redis.disconnect();
+    await redis.quit().catch(() => redis.disconnect());
   }
 }
 
@@ -177,9 +201,23 @@ async function closingStepWeights(ctx: ExperimentContext, arm: ArmSpec, runId: s
   };
   await ctx.bus.request(req);
   const sampler_path = await ctx.bus.samplerPathOf(runId, arm.name, step, ctx.stepStallTimeoutMs);
-  const event = await ctx.bus.waitFor(runId, arm.name, step, ctx.stepStallTimeoutMs);
-  ctx.dir.writeJson(path.join(ctx.dir.armDir(arm.name), 'closing-step.json'), { note: 'not part of the arm: requested only to obtain the weights after the last step', sampler_path, record: event.record });
+  // wait for the closing step to finish (its event, or the ledger when an earlier attempt consumed the event)
+  const record = (await ledgerRecord(ctx, runId, arm.name, step)) ?? (await ctx.bus.waitFor(runId, arm.name, step, ctx.stepStallTimeoutMs)).record;
+  ctx.dir.writeJson(path.join(ctx.dir.armDir(arm.name), 'closing-step.json'), { note: 'not part of the arm: requested only to obtain the weights after the last step', sampler_path, record });
   return { sampler_path, how: 'closing-step', note: `the sampler weights the trainer saved when step ${step} was requested (= after step ${step - 1}); that closing step's update is discarded` };
+}
+
+/** the record the trainer committed for a step, or null (not committed yet, or Redis away) */
+async function ledgerRecord(ctx: ExperimentContext, runId: string, arm: string, step: number): Promise<StepRecord | null> {
+  const redis = new Redis(ctx.bus.redisUrl, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    return await new RedisTrainerStepLedger(redis, ctx.bus.prefix).record({ runId, arm }, step);
+  } catch {
+    return null;
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
 }
 
 async function firstUpdateCheck(ctx: ExperimentContext, arms: Record<string, ArmTraining>): Promise<TrainingResult['first_update_check']> {

@@ -8,7 +8,7 @@ export type PhaseName = (typeof PHASES)[number];
 
 export const runManifestSchema = z.object({
   version: z.literal(1),
-  runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$/),
+  runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$/),
   createdAt: z.string().datetime(),
   spec: z.object({
     /** the spec file as given (--spec) */

@@ -1,0 +1,93 @@
+// Redis discovery and the service supervisor, for real: PING over a socket, a private redis-server when nothing
+// answers, and a real service (the policy server on its in-memory test model) spawned, health-checked, stopped.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createRxMetrics } from '@rx/metrics';
+import { startControllerHttp } from '../http/controller-http';
+import { freePort } from './free-port';
+import { locateRedis, pingRedis, RedisUnavailableError } from './redis-locator';
+import { ServiceStartError, ServiceSupervisor } from './service-supervisor';
+
+jest.setTimeout(60_000);
+
+describe('locateRedis', () => {
+  it('uses the Redis that answers at REDIS_URL', async () => {
+    const url = process.env.REDIS_URL as string;
+    expect(await pingRedis(url)).toBe(true);
+    const h = await locateRedis({ url });
+    expect(h).toMatchObject({ url, private: false });
+    await h.close();
+  });
+
+  it('starts a private redis-server on a free port when nothing answers, and stops it', async () => {
+    const dead = `redis://127.0.0.1:${await freePort()}`;
+    const lines: string[] = [];
+    const h = await locateRedis({ url: dead, log: (l) => lines.push(l) });
+    expect(h.private).toBe(true);
+    expect(h.url).not.toBe(dead);
+    expect(await pingRedis(h.url)).toBe(true);
+    expect(lines.join()).toMatch(/started a private redis-server/);
+    await h.close();
+    expect(await pingRedis(h.url, 300)).toBe(false);
+  });
+
+  it('says in one line how to get Redis when it may not start one', async () => {
+    const dead = `redis://:secret@127.0.0.1:${await freePort()}`;
+    const err = await locateRedis({ url: dead, allowPrivate: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisUnavailableError);
+    expect((err as Error).message).toMatch(/no Redis answers at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: start one \(apt-get install redis-server/);
+    expect((err as Error).message).not.toMatch(/secret/);
+  });
+});
+
+describe('ServiceSupervisor', () => {
+  let logs: string;
+  beforeEach(() => (logs = mkdtempSync(path.join(tmpdir(), 'rx-supervisor-'))));
+  afterEach(() => rmSync(logs, { recursive: true, force: true }));
+
+  it('starts a service as a child process, waits for /health, and stops it with SIGTERM', async () => {
+    const sup = new ServiceSupervisor({ logsDir: logs });
+    const port = await freePort();
+    const [svc] = await sup.start([{ name: 'policy-server', port, env: { HOST: '127.0.0.1', RX_POLICY_BACKEND: 'memory', RX_DATA_DIR: path.join(logs, 'data') } }]);
+    expect(svc.url).toBe(`http://127.0.0.1:${port}`);
+    expect((await fetch(`${svc.url}/health`)).status).toBe(200);
+    expect(sup.pids()).toHaveLength(1);
+    await sup.stop();
+    expect(sup.pids()).toHaveLength(0);
+    await expect(fetch(`${svc.url}/health`)).rejects.toThrow();
+    expect(readFileSync(svc.logFile, 'utf8')).toMatch(/policy-server: serving the embedded backend \(memory\)/);
+  });
+
+  it('reports a service that exits before it is healthy, with the end of its log', async () => {
+    const sup = new ServiceSupervisor({ logsDir: logs, healthTimeoutMs: 30_000 });
+    const err = await sup.start([{ name: 'policy-server', port: await freePort(), env: { RX_POLICY_BACKEND: 'gpu' } }]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceStartError);
+    expect((err as Error).message).toMatch(/policy-server exited \(2\) before it was healthy: .*RX_POLICY_BACKEND/);
+  });
+});
+
+describe('the controller HTTP server', () => {
+  it('answers /health (503 while a dependency is down) and /metrics', async () => {
+    let backendUp = false;
+    const metrics = createRxMetrics({ service: 'controller', defaultMetrics: false });
+    metrics.stepCommitted('gs1_kernel');
+    const http = await startControllerHttp(
+      { redis: () => pingRedis(process.env.REDIS_URL as string), backend: async () => backendUp, runId: () => 'r1', phase: () => 'training', metrics },
+      { host: '127.0.0.1', port: 0, queues: [] },
+    );
+    try {
+      const down = await fetch(`${http.url}/health`);
+      expect(down.status).toBe(503);
+      expect(await down.json()).toMatchObject({ status: 'unavailable', redis: true, backend: false });
+      backendUp = true;
+      const up = await fetch(`${http.url}/health`);
+      expect(up.status).toBe(200);
+      expect(await up.json()).toEqual({ status: 'ok', redis: true, backend: true, run: 'r1', phase: 'training' });
+      const text = await (await fetch(`${http.url}/metrics`)).text();
+      expect(text).toMatch(/rx_steps_committed_total\{arm="gs1_kernel",service="controller"\} 1/);
+    } finally {
+      await http.close();
+    }
+  });
+});

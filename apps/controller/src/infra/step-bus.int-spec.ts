@@ -1,0 +1,109 @@
+// The step bus on the real Redis: a stand-in trainer consumes step-requests (returning a sampler path, as the
+// trainer does) and emits step-events; dead letters and stalls fail a wait with the reason.
+import { Worker, type Job } from 'bullmq';
+import { jobIdFor, QUEUE_CATALOG, type StepRecord, type StepRequest } from '@rx/contracts';
+import { createRedisHarness, QueueRepository } from '@rx/pipeline';
+import { StepBus, StepFailedError } from './step-bus';
+
+const harness = createRedisHarness('controller-bus');
+const connections = harness.connections();
+const queues = new QueueRepository({ connections, prefix: harness.prefix });
+const metrics = { countDeadLetter: jest.fn(), observeStage: jest.fn() };
+let bus: StepBus;
+let trainer: Worker;
+const refuse = new Set<string>();
+
+function recordFor(req: StepRequest): StepRecord {
+  const rollouts = [0, 1].map((k) => ({
+    rolloutId: `${req.step}-${k}`,
+    promptId: 'p0',
+    phi: [Math.log(3), -1.5] as [number, number],
+    completionTokens: 2,
+    reward: k,
+    correct: k === 1,
+    formatOk: true,
+    advantage: k - 0.5,
+    baseline: 0.5,
+    effectiveNeighbors: 1,
+    fallback: false,
+    dropped: false,
+  }));
+  return {
+    runId: req.runId,
+    arm: req.arm,
+    step: req.step,
+    estimator: 'group_mean',
+    rollouts,
+    datums: 2,
+    loss: 0.5,
+    optimizerStep: req.step + 1,
+    learningRate: 4e-5,
+    gate: { executedGroupSize: 2, rewardMean: 0.5, fracNonzeroAdvantage: 1, effectiveNeighbors: { p10: 1, p50: 1, p90: 1 }, fallbackFraction: 0 },
+    timings: {},
+    samplerPath: `tinker://m/sampler_weights/${req.runId}-${req.arm}-${req.step}`,
+    committedAt: new Date().toISOString(),
+  };
+}
+
+beforeAll(async () => {
+  bus = new StepBus({ redisUrl: harness.url, prefix: harness.prefix, metrics, deadLetterPollMs: 100 });
+  await bus.start();
+  trainer = new Worker(
+    'step-requests',
+    async (job: Job) => {
+      const req = QUEUE_CATALOG['step-requests'].schema.parse(job.data);
+      if (refuse.has(req.runId)) {
+        await queues.deadLetter({ sourceQueue: 'step-requests', sourceJobId: job.id ?? null, reason: 'unrecoverable', error: 'the arm is in doubt', issues: [], dataPreview: '', receivedAt: new Date().toISOString() });
+        return { outcome: 'skipped', committed: -1 };
+      }
+      const record = recordFor(req);
+      // an event of a run nobody tracks arrives first: it is acknowledged, never delivered
+      await queues.enqueue('step-events', { runId: 'someone-else', arm: req.arm, step: req.step, kind: 'step-complete', outcome: 'applied', record: { ...record, runId: 'someone-else' } }, `someone-else-${req.arm}-${req.step}-complete`);
+      await queues.enqueue('step-events', { runId: req.runId, arm: req.arm, step: req.step, kind: 'step-complete', outcome: 'applied', record }, jobIdFor(req, 'complete'));
+      return { outcome: 'ready', next: 'x', samplerPath: record.samplerPath };
+    },
+    { connection: connections.worker(), prefix: harness.prefix },
+  );
+});
+
+afterAll(async () => {
+  await trainer.close();
+  await bus.close();
+  await queues.close();
+  await harness.close();
+});
+
+const request = (runId: string, step: number): StepRequest => ({
+  runId,
+  arm: 'grpo_gs8',
+  step,
+  plan: { baseModel: 'rx/char-lm', groupSize: 2, sampling: { maxTokens: 4, temperature: 1, seed: 0 }, advantage: { estimator: 'group_mean', dropConstantGroups: false }, learningRate: 4e-5, formatCoef: 0.1 },
+  lora: { baseModel: 'rx/char-lm', rank: 4, seed: 0 },
+  prompts: [{ promptId: 'p0', question: 'what is 1 + 1?', answer: '#### 2' }],
+});
+
+describe('StepBus', () => {
+  it('requests a step and receives its step-complete event; the trainer returned the sampler path', async () => {
+    await bus.request(request('run-ok', 0));
+    const event = await bus.waitFor('run-ok', 'grpo_gs8', 0, 10_000);
+    expect(event.record.samplerPath).toBe('tinker://m/sampler_weights/run-ok-grpo_gs8-0');
+    expect(await bus.samplerPathOf('run-ok', 'grpo_gs8', 0, 5_000)).toBe(event.record.samplerPath);
+    // the step after it, in order
+    await bus.request(request('run-ok', 1));
+    expect((await bus.waitFor('run-ok', 'grpo_gs8', 1, 10_000)).step).toBe(1);
+  });
+
+  it('rejects a request the catalog refuses before it reaches Redis', async () => {
+    await expect(bus.request({ ...request('run-bad', 0), prompts: [] })).rejects.toThrow();
+  });
+
+  it('fails the wait with the reason when the pipeline dead-letters the step', async () => {
+    refuse.add('run-refused');
+    await bus.request(request('run-refused', 0));
+    await expect(bus.waitFor('run-refused', 'grpo_gs8', 0, 10_000)).rejects.toThrow(/refused by the pipeline: step-requests: the arm is in doubt/);
+  });
+
+  it('fails a step that never completes after the stall timeout', async () => {
+    await expect(bus.waitFor('run-never', 'grpo_gs8', 0, 300)).rejects.toBeInstanceOf(StepFailedError);
+  });
+});
