@@ -12,6 +12,7 @@ const commands: Record<string, Command> = {
   decide: { summary: 'decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl', load: () => import('./commands/decide.command') },
   grade: { summary: 'grade --input completions.jsonl', load: () => import('./commands/grade.command') },
   data: { summary: 'data fetch gsm8k [--out DIR] [--from PATH]: put GSM8K in data/gsm8k', load: () => import('./commands/data.command') },
+  report: { summary: 'report <run dir>: write <run dir>/report.html (charts, gates, decision; opens offline)', load: () => import('./commands/report.command') },
   run: { summary: 'run --spec <spec.json> [--backend embedded|tinker] [--services spawn|external] [--out DIR] [--resume DIR]', load: () => import('./commands/run.command') },
   status: { summary: 'status <run dir>: phases, steps, gates, evaluation and decision of a run', load: () => import('./commands/status.command') },
 };

@@ -1,0 +1,6 @@
+export * from './run-dir';
+export * from './histogram';
+export * from './report-model';
+export * from './report-html';
+export * from './report-writer';
+export * from './testing/synthetic-run.fixture';
