@@ -40,7 +40,6 @@ export function hasConfigModule(app: string): boolean {
 export function loadAppConfig(app: string): AppConfig {
   const file = configModulePath(app);
   if (!fs.existsSync(file)) throw new Error(`apps/${app}/src/config.ts does not exist`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(file) as Record<string, unknown>;
   const candidates = Object.entries(mod).flatMap(([name, value]) => {
     if (!(value instanceof z.ZodType)) return [];

@@ -109,6 +109,14 @@ describe('docker-compose.yml', () => {
     expect(services['policy-server'].environment?.HOST).toBe('0.0.0.0');
   });
 
+  it('pins every third-party image to a version tag', () => {
+    const unpinned = Object.entries(services)
+      .filter(([name]) => !rxServiceNames.includes(name))
+      .filter(([, svc]) => !/^[a-z0-9./-]+:(?!latest$)[\w.-]*\d[\w.-]*$/.test(svc.image ?? ''))
+      .map(([name, svc]) => `${name}: ${svc.image}`);
+    expect(unpinned).toEqual([]);
+  });
+
   it('publishes ports on 127.0.0.1 only', () => {
     const open = Object.entries(services).flatMap(([name, svc]) =>
       (svc.ports ?? []).filter((p) => (typeof p === 'string' ? !p.startsWith('127.0.0.1:') : p.host_ip !== '127.0.0.1')).map((p) => `${name}: ${JSON.stringify(p)}`),

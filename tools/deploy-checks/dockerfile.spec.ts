@@ -81,7 +81,6 @@ describe('Dockerfile', () => {
 
   it('holds every file a run record hashes, so the source hash in the image is the checkout\'s', () => {
     const hashes = repoPath('apps', 'controller', 'src', 'phases', 'record', 'source-hashes.ts');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { sourceFiles } = require(hashes) as { sourceFiles?: (root: string) => string[] };
     expect(typeof sourceFiles).toBe('function');
     const files = (sourceFiles as (root: string) => string[])(repoRoot);

@@ -33,7 +33,6 @@ function exportedMetrics(): Map<string, Exported> {
   addRegistry(out, createRxMetrics({ service: 'controller' }).registry, '@rx/metrics createRxMetrics', ['service']);
   const serverMetrics = repoPath('apps', 'policy-server', 'src', 'server-metrics.ts');
   if (fs.existsSync(serverMetrics)) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const mod = require(serverMetrics) as { ServerMetrics?: new (pending: () => number) => { registry: Registry } };
     if (mod.ServerMetrics) addRegistry(out, new mod.ServerMetrics(() => 0).registry, 'apps/policy-server ServerMetrics', []);
   }

@@ -3,6 +3,7 @@
 // resources, non-root, secrets only by reference, every reference resolving inside the render.
 import * as fs from 'node:fs';
 import type { IContainer } from 'kubernetes-models/v1/Container';
+import { loadCompose } from './compose-file';
 import { repoPath, rxServices, serviceFor } from './deploy-layout';
 import {
   containerEnv, containersOf, find, kubectlVersion, KubeObject, Overlay, overlays, renderOverlay, schemaErrors, workloads, Workload,
@@ -197,6 +198,16 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
         const dep = workloads(objects).find((w) => w.kind === t.kind && w.name === t.name);
         expect(dep).toBeDefined();
         expect(containersOf(dep as Workload).every((c) => !!c.resources?.requests?.cpu)).toBe(true);
+      }
+    });
+
+    it('uses the image compose uses for every third-party container, and the one rx image for the rest', () => {
+      const compose = loadCompose({ REDIS_PASSWORD: 'x', GRAFANA_ADMIN_PASSWORD: 'x' }).services;
+      for (const w of workloads(objects)) {
+        for (const c of containersOf(w)) {
+          if (isRxContainer(c)) expect({ w: w.name, image: c.image }).toEqual({ w: w.name, image: 'rx:local' });
+          else expect({ w: w.name, image: c.image }).toEqual({ w: w.name, image: compose[w.name]?.image });
+        }
       }
     });
 

@@ -54,7 +54,6 @@ type ModelClass = new (data: object) => Validatable;
 export function modelClassFor(apiVersion: string, kind: string): ModelClass | undefined {
   let mod: unknown;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     mod = require(`kubernetes-models/${apiVersion}`);
   } catch {
     return undefined;
