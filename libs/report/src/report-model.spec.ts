@@ -42,7 +42,8 @@ describe('buildReportModel', () => {
       `${fx.treatment} (pilot bw1.0)`,
     ]);
     expect(datasets(reward).map((d) => (d as unknown as { borderDash: number[] }).borderDash.length > 0)).toEqual([false, false, true, true, true]);
-    expect(reward?.dataColors).toEqual([COLORS.baseline, COLORS.treatment]);
+    // each arm's training in its colour, its pilots in the next shades
+    expect(reward?.dataColors).toEqual([COLORS.baseline, COLORS.treatment, COLORS.baselineShades[1], COLORS.treatmentShades[1], COLORS.treatmentShades[2]]);
   });
 
   it('draws each gate of each pilot against its bound, failures in red', () => {

@@ -64,6 +64,8 @@ export interface ReportModel {
 export const COLORS = {
   treatment: '#e8590c',
   baseline: '#1971c2',
+  treatmentShades: ['#e8590c', '#f08c00', '#c2255c', '#e64980'],
+  baselineShades: ['#1971c2', '#0c8599', '#5f3dc4', '#3bc9db'],
   others: ['#2f9e44', '#9c36b5', '#f08c00', '#0c8599'],
   band: '#2b8a3e',
   pass: '#1864ab',
@@ -78,7 +80,7 @@ const HISTOGRAM_BINS = 30;
 export function buildReportModel(run: RunData, generatedAt?: string): ReportModel {
   const notes = [...run.notes];
   const missing: ReportModel['missing'] = {};
-  const color = armColors(run);
+  const color = seriesColors(run);
   const charts: ChartSpec[] = [];
 
   const reward = rewardChart(run.steps, color);
@@ -134,17 +136,28 @@ export function buildReportModel(run: RunData, generatedAt?: string): ReportMode
 }
 
 // --- colours -----------------------------------------------------------------------------------------------------
-function armColors(run: RunData): (arm: string) => string {
-  const map = new Map<string, string>();
+type SeriesColor = (s: { arm: string; label: string }) => string;
+
+/** an arm's first series (training) in the arm's colour, its further series (pilots) in the next shades */
+function seriesColors(run: RunData): SeriesColor {
+  const palettes = new Map<string, readonly string[]>();
   let next = 0;
-  const names = [...run.arms.map((a) => a.name), ...run.steps.map((s) => s.arm)];
-  for (const name of names) {
-    if (map.has(name)) continue;
-    if (name === run.treatment) map.set(name, COLORS.treatment);
-    else if (name === run.baseline) map.set(name, COLORS.baseline);
-    else map.set(name, COLORS.others[next++ % COLORS.others.length]);
+  for (const name of [...run.arms.map((a) => a.name), ...run.steps.map((s) => s.arm)]) {
+    if (palettes.has(name)) continue;
+    if (name === run.treatment) palettes.set(name, COLORS.treatmentShades);
+    else if (name === run.baseline) palettes.set(name, COLORS.baselineShades);
+    else palettes.set(name, [COLORS.others[next++ % COLORS.others.length]]);
   }
-  return (arm) => map.get(arm) ?? COLORS.others[0];
+  const byLabel = new Map<string, string>();
+  const used = new Map<string, number>();
+  for (const s of run.steps) {
+    if (byLabel.has(s.label)) continue;
+    const k = used.get(s.arm) ?? 0;
+    const palette = palettes.get(s.arm) ?? COLORS.others;
+    byLabel.set(s.label, palette[k % palette.length]);
+    used.set(s.arm, k + 1);
+  }
+  return (s) => byLabel.get(s.label) ?? palettes.get(s.arm)?.[0] ?? COLORS.others[0];
 }
 
 const baseOptions = (title: string) => ({
@@ -155,7 +168,7 @@ const baseOptions = (title: string) => ({
 });
 
 // --- reward per step ---------------------------------------------------------------------------------------------
-function rewardChart(series: readonly StepSeries[], color: (arm: string) => string): ChartSpec | null {
+function rewardChart(series: readonly StepSeries[], color: SeriesColor): ChartSpec | null {
   const drawn = series.filter((s) => s.steps.some((p) => p.rewardMean !== null));
   if (drawn.length === 0) return null;
   const config: ChartConfiguration<'line'> = {
@@ -164,8 +177,8 @@ function rewardChart(series: readonly StepSeries[], color: (arm: string) => stri
       datasets: drawn.map((s) => ({
         label: s.phase === 'training' ? `${s.label} (training)` : s.label,
         data: s.steps.filter((p) => p.rewardMean !== null).map((p) => ({ x: p.step, y: p.rewardMean as number })),
-        borderColor: color(s.arm),
-        backgroundColor: color(s.arm),
+        borderColor: color(s),
+        backgroundColor: color(s),
         borderWidth: s.phase === 'training' ? 2.5 : 1.5,
         borderDash: s.phase === 'training' ? [] : [6, 4],
         pointRadius: s.phase === 'training' ? 3 : 4.5,
@@ -180,7 +193,7 @@ function rewardChart(series: readonly StepSeries[], color: (arm: string) => stri
       },
     },
   };
-  return { id: 'chart-reward', section: 'reward', title: 'Reward per step', config, dataColors: [...new Set(drawn.map((s) => color(s.arm)))] };
+  return { id: 'chart-reward', section: 'reward', title: 'Reward per step', config, dataColors: [...new Set(drawn.map((s) => color(s)))] };
 }
 
 // --- gates against their bounds ----------------------------------------------------------------------------------
@@ -286,7 +299,7 @@ function distributionChart(
   axis: string,
   series: readonly StepSeries[],
   pick: (s: StepSeries) => number[],
-  color: (arm: string) => string,
+  color: SeriesColor,
 ): ChartSpec | null {
   const byArm = new Map<string, { label: string; arm: string; values: number[] }>();
   for (const s of series) {
@@ -315,8 +328,8 @@ function distributionChart(
       datasets: hists.map((a) => ({
         label: `${a.label} (${a.h.total} rollouts)`,
         data: a.h.counts.map((c) => c / a.h.total),
-        backgroundColor: color(a.arm),
-        borderColor: color(a.arm),
+        backgroundColor: color(a),
+        borderColor: color(a),
         borderWidth: 1,
         barPercentage: 1,
         categoryPercentage: 0.9,
@@ -330,7 +343,7 @@ function distributionChart(
       },
     },
   };
-  return { id, section: 'distributions', title, config, dataColors: [...new Set(hists.map((a) => color(a.arm)))], ...(caption ? { caption } : {}) };
+  return { id, section: 'distributions', title, config, dataColors: [...new Set(hists.map((a) => color(a)))], ...(caption ? { caption } : {}) };
 }
 
 // --- the paired table and the decision ---------------------------------------------------------------------------
