@@ -117,6 +117,12 @@ describe('docker-compose.yml', () => {
     expect(unpinned).toEqual([]);
   });
 
+  it('runs Redis as its unprivileged user on a read-only root', () => {
+    const redis = z.object({ user: z.string(), read_only: z.boolean() }).passthrough().parse(services.redis);
+    expect(redis.user).not.toMatch(/^(root|0)(:|$)/);
+    expect(redis.read_only).toBe(true);
+  });
+
   it('publishes ports on 127.0.0.1 only', () => {
     const open = Object.entries(services).flatMap(([name, svc]) =>
       (svc.ports ?? []).filter((p) => (typeof p === 'string' ? !p.startsWith('127.0.0.1:') : p.host_ip !== '127.0.0.1')).map((p) => `${name}: ${JSON.stringify(p)}`),
@@ -174,7 +180,7 @@ describe('tools/grafana provisioning', () => {
   });
 });
 
-// Redis with the exact compose command (the official image's entrypoint stubbed to pass through): it must refuse
+// Redis with the exact compose command (redis-server shimmed to pin the test's port and data dir): it must refuse
 // unauthenticated clients and run with AOF and noeviction.
 const redisServer = (() => { try { return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim(); } catch { return ''; } })();
 if (!redisServer) console.warn('deploy-checks: redis-server is not on PATH; the compose Redis command check is SKIPPED');
@@ -191,8 +197,8 @@ if (!redisServer) console.warn('deploy-checks: redis-server is not on PATH; the 
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rx-compose-redis-'));
     const bin = path.join(dir, 'bin');
     fs.mkdirSync(bin);
-    // The image's docker-entrypoint.sh execs its arguments; here it also pins the port and data dir of the test.
-    fs.writeFileSync(path.join(bin, 'docker-entrypoint.sh'), `#!/bin/sh\nexec "$@" --port ${port} --bind 127.0.0.1 --dir ${dir}\n`, { mode: 0o755 });
+    // The real redis-server with the command's arguments, then the test's port and data dir.
+    fs.writeFileSync(path.join(bin, 'redis-server'), `#!/bin/sh\nexec ${redisServer} "$@" --port ${port} --bind 127.0.0.1 --dir ${dir}\n`, { mode: 0o755 });
     const [sh, flag, script] = argv(services.redis.command);
     expect([sh, flag]).toEqual(['sh', '-c']);
     child = spawn(sh, [flag, script], { env: { PATH: `${bin}:${process.env.PATH ?? ''}`, REDIS_PASSWORD: services.redis.environment?.REDIS_PASSWORD ?? '' }, stdio: 'ignore' });

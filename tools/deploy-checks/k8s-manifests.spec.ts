@@ -139,6 +139,17 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       expect(problems).toEqual([]);
     });
 
+    it('runs every pod as non-root without privilege escalation, with CPU and memory limits', () => {
+      const problems = workloads(objects).flatMap((w) => [
+        ...(w.template.spec?.securityContext?.runAsNonRoot === true ? [] : [`${w.name}: runAsNonRoot is not true`]),
+        ...containersOf(w).flatMap((c) => [
+          ...(c.securityContext?.allowPrivilegeEscalation === false ? [] : [`${w.name}/${c.name}: allowPrivilegeEscalation`]),
+          ...(c.resources?.limits?.cpu && c.resources?.limits?.memory ? [] : [`${w.name}/${c.name}: no limits`]),
+        ]),
+      ]);
+      expect(problems).toEqual([]);
+    });
+
     it('annotates every rx pod for Prometheus on its PORT at /metrics', () => {
       const problems: string[] = [];
       for (const w of rxWorkloads(objects)) {
