@@ -9,17 +9,12 @@
 //   4. the pilot fails it at 0.5 only: the calibration chooses 1.0, the failed logs are kept beside it, the arms train
 // The test spec sets baseline_reward_corr's min to -1: the hash-chain policy's rewards do not depend on the prompt,
 // so that gate would stop every run here; the calibration tests isolate the effective-neighbours gate.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { stepRecordSchema, type StepRecord } from '@rx/contracts';
-import { evaluateGates, gateMetrics } from '@rx/gates';
+import type { StepRecord } from '@rx/contracts';
 import { arithmeticProblems, createRedisHarness, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
-import { decisionRule, loadSpecText, type ExperimentSpec } from '@rx/spec';
-import { decidePairedItems, hoeffdingRecord } from '@rx/stats';
 import { parseControllerConfig } from '../config';
-import { loggedBatch } from '../experiment/arm-driver';
 import type { ExperimentData } from '../experiment/experiment-data';
 import { runExperiment, type RunOutcome } from '../experiment/run-experiment';
 import { freePort } from '../infra/free-port';
@@ -28,8 +23,9 @@ import { ServiceSupervisor } from '../infra/service-supervisor';
 import type { PilotResult } from '../phases/pilot.phase';
 import type { RunRecord } from '../phases/record/record.phase';
 import { NullProgress } from '../progress/progress.reporter';
-import { sha256Hex, sha256Json } from '../run/canonical-json';
+import { sha256Json } from '../run/canonical-json';
 import { RunDir } from '../run/run-dir';
+import { checkCompletedRun, cli, jsonLines as lines } from './run-directory.check';
 
 jest.setTimeout(90_000);
 
@@ -76,15 +72,10 @@ function run(out: string, extra: { overridePath?: string; resume?: boolean; inte
   });
 }
 
-const lines = <T>(file: string): T[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as T);
-
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'rx-ctl-e2e-'));
-  const env = { REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: path.join(work, 'services') };
+  // the test Redis of this machine has no password: the services accept it as a development one
+  const env = { REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: path.join(work, 'services'), RX_ALLOW_INSECURE_REDIS: '1' };
   const names = ['sampler', 'grader', 'advantage', 'trainer'];
   await supervisor.start(await Promise.all(names.map(async (name) => ({ name, port: await freePort(), env }))));
 });
@@ -102,79 +93,15 @@ describe('rx run on the services (hash-chain test policy)', () => {
     const out = path.join(work, 'whole');
     whole = await run(out, { overridePath: override() });
     expect([whole.status, whole.message]).toEqual(['complete', null]);
-    const dir = new RunDir(out);
-    const spec = (loadSpecText(readFileSync(dir.specFile, 'utf8')) as { ok: true; spec: ExperimentSpec }).spec;
+    const { record, spec } = checkCompletedRun(out, data.test.map((p) => p.id));
     expect(spec.steps).toBe(STEPS);
-    for (const f of ['run.json', 'spec.json', 'spec.source.json', 'state.json', 'effective-config.json', 'preflight.json', 'shared-init.json', 'pilot.json', 'training.json', 'evaluation.json', 'decision-summary.json', 'record.json']) {
-      expect([f, existsSync(dir.path(f))]).toEqual([f, true]);
-    }
-    const record = dir.readJson<RunRecord>(dir.recordFile);
-    expect(record.status).toBe('complete');
-
-    // preflight: the four tolerance checks with their numbers, and the probes
-    expect(record.correctness_preflight?.pass).toBe(true);
-    const b = record.correctness_preflight!.baseline_path[0];
-    for (const k of ['baseline_loss', 'baseline_gradient', 'reference_loss', 'reference_gradient'] as const) expect(Object.keys(b[k])).toEqual(expect.arrayContaining(['max_abs_error', 'relative_l2_error', 'cosine', 'pass']));
-    expect(b.fixed_batch_sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(record.correctness_preflight!.probe.map((p) => [p.arm, p.finite])).toEqual([['grpo_gs8', true], ['gs1_kernel', true]]);
-
-    // shared initialisation: one state, the same outputs for both arms before and at their first update
-    expect(record.shared_initialisation?.identical).toBe(true);
-    expect((record.training?.first_update_check as { identical: boolean }).identical).toBe(true);
-
-    // pilot: 2 treatment steps and 1 baseline step logged; the gate metrics recomputed from those logs
-    const pilot = dir.readJson<PilotResult>(dir.pilotFile);
-    expect(pilot.chosen_bandwidth).toBe(0.5);
-    const tSteps = lines<StepRecord>(dir.path('pilot_bw0.5', 'gs1_kernel', 'steps.jsonl'));
-    const bSteps = lines<StepRecord>(dir.path('pilot_bw0.5', 'grpo_gs8', 'steps.jsonl'));
-    expect([tSteps.length, bSteps.length]).toEqual([2, 1]);
-    const heldout = lines<{ promptId: string; rewards: number[] }>(dir.path('pilot_bw0.5', 'heldout.jsonl'));
-    expect(heldout).toHaveLength(64);
-    expect(heldout.every((h) => h.rewards.length === 8)).toBe(true);
-    const metrics = gateMetrics({ batches: [...tSteps, ...bSteps].map(loggedBatch), treatmentArm: 'gs1_kernel', baselineArm: 'grpo_gs8', heldout, pilotSteps: 2 });
-    expect(pilot.pilots[0].metrics).toEqual(JSON.parse(JSON.stringify(metrics)));
-    expect(pilot.pilots[0].report).toEqual(JSON.parse(JSON.stringify(evaluateGates(spec, metrics))));
-
-    // training: steps.jsonl of each arm, one valid StepRecord per step, and the checkpoints recorded from them
-    for (const arm of ['grpo_gs8', 'gs1_kernel']) {
-      const steps = lines<unknown>(dir.stepsFile(arm)).map((l) => stepRecordSchema.parse(l));
-      expect(steps.map((s) => s.step)).toEqual([0, 1]);
-      const t = record.training!.arms[arm];
-      expect(t.checkpoints.map((c) => c.sampler_path)).toEqual(steps.map((s) => s.samplerPath));
-      expect(t.final.sampler_path).toMatch(/^memory:\/\/hash-chain\//);
-      expect(t.final.sampler_path).not.toBe(steps[steps.length - 1].samplerPath);
-    }
-
-    // evaluation: one line per test item for base and both arms; the evaluator id is the hash of its parts
-    for (const model of ['base', 'grpo_gs8', 'gs1_kernel']) {
-      const ev = lines<{ item_id: string; correct: boolean; extracted: string | null; completion: string }>(dir.evalFile(model));
-      expect(ev.map((l) => l.item_id)).toEqual(data.test.map((p) => p.id));
-      expect(record.evaluation!.models[model].sha256).toBe(sha256Hex(readFileSync(dir.evalFile(model))));
-      expect(record.evaluation!.models[model].accuracy).toBe(ev.filter((l) => l.correct).length / N_EVAL);
-    }
-    expect(record.evaluation!.evaluator_id).toBe(sha256Json(record.evaluation!.evaluator));
-
-    // decision: recomputed from the eval files, and what `rx decide` prints for them
-    const recomputed = hoeffdingRecord(
-      decidePairedItems({ source: 't', text: readFileSync(dir.evalFile('gs1_kernel'), 'utf8') }, { source: 'b', text: readFileSync(dir.evalFile('grpo_gs8'), 'utf8') }, decisionRule(spec)),
-    );
-    expect(record.decision).toMatchObject(recomputed);
-    const cli = spawnSync(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', 'decide', '--spec', dir.specFile, '--treatment', dir.evalFile('gs1_kernel'), '--baseline', dir.evalFile('grpo_gs8')], { cwd: REPO_ROOT, encoding: 'utf8' });
-    expect(cli.status).toBe(0);
-    expect(JSON.parse(cli.stdout)).toEqual(recomputed);
-    expect(record.verdict.outcome).toBe(recomputed.outcome);
-
-    // the record: code revision, observations, wall time per phase, feasibility
-    const main = readFileSync(path.join(REPO_ROOT, 'apps/controller/src/main.ts'));
-    expect(record.code_revision.files['apps/controller/src/main.ts']).toBe(sha256Hex(main));
-    expect(Object.keys(record.observations.files)).toEqual(expect.arrayContaining(['gs1_kernel/eval.jsonl', 'grpo_gs8/steps.jsonl', 'pilot_bw0.5/heldout.jsonl']));
-    for (const [f, h] of Object.entries(record.observations.files)) expect([f, sha256Hex(readFileSync(dir.path(f)))]).toEqual([f, h]);
-    for (const p of ['setup', 'preflight', 'pilot', 'training', 'evaluation'] as const) expect(record.wall_seconds.by_category[p]).toBeGreaterThan(0);
+    expect(existsSync(path.join(out, 'spec.source.json'))).toBe(true);
+    expect(record.gates?.chosen_bandwidth).toBe(0.5);
     expect(record.feasibility.projections.map((p) => p.label)).toEqual(['this run', 'the pre-registered spec']);
-    expect(record.feasibility.budget).toEqual({ max_wall_minutes: 120, gpu_hours: 2 });
-
+    // the final weights come from the closing step (the trainer keeps no state after the last step)
+    expect(record.training!.arms.gs1_kernel.final.how).toBe('closing-step');
     // rx status reads it back
-    const status = spawnSync(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', 'status', out], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const status = cli(['status', out]);
     expect(status.stdout).toMatch(/status: complete/);
     expect(status.stdout).toMatch(/decision: (supported|inconclusive|refuted)/);
   });

@@ -270,7 +270,12 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
         const [server] = await supervisor.start([{ name: 'policy-server', port, env }]);
         backendUrl = server.url;
       }
-      const common = { REDIS_URL: redis.url, RX_BACKEND_URL: backendUrl, TINKER_API_KEY: apiKey, RX_DATA_DIR: dataDir, RX_QUEUE_PREFIX: prefix, HOST: '127.0.0.1' };
+      const common: Record<string, string> = { REDIS_URL: redis.url, RX_BACKEND_URL: backendUrl, TINKER_API_KEY: apiKey, RX_DATA_DIR: dataDir, RX_QUEUE_PREFIX: prefix, HOST: '127.0.0.1' };
+      if (redis.insecureLocal) {
+        // the services refuse a Redis without a password unless told this is a development machine: it is
+        common.RX_ALLOW_INSECURE_REDIS = '1';
+        progress.info(`Redis at ${redactUrl(redis.url)} has no password; the services rx run starts use it because it is on this machine (RX_ALLOW_INSECURE_REDIS=1)`);
+      }
       const specs: ServiceSpec[] = [];
       for (const name of ['sampler', 'grader', 'advantage', 'trainer']) specs.push({ name, port: await freePort(), env: { ...common } });
       progress.info(`starting ${specs.map((s) => s.name).join(', ')} (logs in ${run.dir.relative(run.dir.logsDir)}/) ...`);

@@ -27,6 +27,11 @@ describe('locateRedis', () => {
     expect(h.private).toBe(true);
     expect(h.url).not.toBe(dead);
     expect(await pingRedis(h.url)).toBe(true);
+    // it has a password of its own (the services refuse a Redis without one)
+    const u = new URL(h.url);
+    expect(u.password).toMatch(/^[0-9a-f]{32}$/);
+    expect(await pingRedis(`redis://127.0.0.1:${u.port}`, 500)).toBe(false);
+    expect(lines.join()).not.toContain(u.password);
     expect(lines.join()).toMatch(/started a private redis-server/);
     await h.close();
     expect(await pingRedis(h.url, 300)).toBe(false);

@@ -1,12 +1,15 @@
 // Finds the Redis the run uses: REDIS_URL when something answers PING there; otherwise, when redis-server is on
 // PATH, a private one on a free port (no persistence) that lives as long as the run; otherwise one clear line.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { freePort } from './free-port';
 import { redactUrl } from '../config';
 
 export interface RedisHandle {
   url: string;
+  /** no password and on this machine: the services rx run starts need RX_ALLOW_INSECURE_REDIS=1 for it */
+  insecureLocal: boolean;
   /** true when this process started it (it is stopped by close) */
   private: boolean;
   close(): Promise<void>;
@@ -50,6 +53,16 @@ export function pingRedis(url: string, timeoutMs = 1000): Promise<boolean> {
   });
 }
 
+/** a Redis URL without a password on a loopback address */
+export function isInsecureLocal(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.password === '' && ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
 function onPath(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
@@ -62,24 +75,27 @@ export interface LocateRedisOptions {
 }
 
 export async function locateRedis(opts: LocateRedisOptions): Promise<RedisHandle> {
-  if (await pingRedis(opts.url)) return { url: opts.url, private: false, close: async () => undefined };
+  if (await pingRedis(opts.url)) return { url: opts.url, private: false, insecureLocal: isInsecureLocal(opts.url), close: async () => undefined };
   if (opts.allowPrivate === false || !onPath('redis-server')) {
     throw new RedisUnavailableError(
       `no Redis answers at ${redactUrl(opts.url)}: start one (apt-get install redis-server, or docker run -p 6379:6379 redis:7) or set REDIS_URL`,
     );
   }
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  const url = `redis://127.0.0.1:${port}`;
+  // a password of its own: the services refuse a Redis without one (outside development)
+  const password = randomBytes(16).toString('hex');
+  const child: ChildProcess = spawn('redis-server', ['-'], { stdio: ['pipe', 'ignore', 'ignore'] });
+  // the configuration on stdin, so the password is not on the command line
+  child.stdin?.end(`port ${port}\nbind 127.0.0.1\nrequirepass ${password}\nsave ""\nappendonly no\n`);
+  const url = `redis://:${password}@127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) break;
     if (await pingRedis(url, 300)) {
-      opts.log?.(`no Redis at ${redactUrl(opts.url)}: started a private redis-server at ${url} for this run`);
+      opts.log?.(`no Redis at ${redactUrl(opts.url)}: started a private redis-server at ${redactUrl(url)} for this run`);
       return {
         url,
         private: true,
+        insecureLocal: false,
         close: () =>
           new Promise<void>((resolve) => {
             if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -1,0 +1,120 @@
+// TEST HELPER. Checks that every file of a completed run directory exists and agrees with the others: the
+// gate metrics recomputed from the pilot's step logs, the checkpoints from the step logs, the eval files against
+// the test items and their hashes, the evaluator id from its parts, the decision recomputed from the eval files
+// and what `rx decide` prints for them, the observations' hashes, the code revision, wall times and feasibility.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { stepRecordSchema, type StepRecord } from '@rx/contracts';
+import { evaluateGates, gateMetrics } from '@rx/gates';
+import { baselineArm, decisionRule, loadSpecText, treatmentArm, type ExperimentSpec } from '@rx/spec';
+import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
+import { loggedBatch } from '../experiment/arm-driver';
+import { REPO_ROOT } from '../infra/repo-root';
+import type { PilotResult } from '../phases/pilot.phase';
+import type { RunRecord } from '../phases/record/record.phase';
+import { sha256Hex, sha256Json } from '../run/canonical-json';
+import { formatBandwidth, RunDir } from '../run/run-dir';
+
+export const RUN_FILES = ['run.json', 'spec.json', 'state.json', 'effective-config.json', 'preflight.json', 'shared-init.json', 'pilot.json', 'training.json', 'evaluation.json', 'decision-summary.json', 'record.json'];
+
+export function jsonLines<T>(file: string): T[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
+}
+
+export function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: process.env });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** checks a completed run directory; returns its record and the recomputed decision */
+export function checkCompletedRun(out: string, expectedTestIds: readonly string[]): { record: RunRecord; decision: HoeffdingRecord; spec: ExperimentSpec } {
+  const dir = new RunDir(out);
+  for (const f of RUN_FILES) expect([f, existsSync(dir.path(f))]).toEqual([f, true]);
+  const parsed = loadSpecText(readFileSync(dir.specFile, 'utf8'));
+  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+  const spec = parsed.spec;
+  const t = treatmentArm(spec).name;
+  const b = baselineArm(spec).name;
+  const record = dir.readJson<RunRecord>(dir.recordFile);
+  expect(record.status).toBe('complete');
+  expect(record.effective_config).toEqual(dir.readJson(dir.effectiveConfigFile));
+
+  // preflight: the four tolerance checks with their numbers, and a finite probe per arm
+  expect(record.correctness_preflight?.pass).toBe(true);
+  const bp = record.correctness_preflight!.baseline_path[0];
+  for (const k of ['baseline_loss', 'baseline_gradient', 'reference_loss', 'reference_gradient'] as const) {
+    expect(Object.keys(bp[k])).toEqual(expect.arrayContaining(['max_abs_error', 'relative_l2_error', 'cosine', 'pass', 'tolerance']));
+    expect(bp[k].pass).toBe(true);
+  }
+  expect(bp.fixed_batch_sha256).toMatch(/^[0-9a-f]{64}$/);
+  expect(record.correctness_preflight!.probe.map((p) => [p.arm, p.finite])).toEqual(spec.arms.map((a) => [a.name, true]));
+
+  // shared initialisation: one state, identical outputs for both arms before and at their first update
+  expect(record.shared_initialisation?.identical).toBe(true);
+  expect(new Set(Object.values(record.shared_initialisation!.arms).map((a) => a.output_sha256)).size).toBe(1);
+  expect((record.training?.first_update_check as { identical: boolean }).identical).toBe(true);
+
+  // pilot: the gate metrics of the chosen pilot recomputed from its step logs and held-out rewards
+  const pilot = dir.readJson<PilotResult>(dir.pilotFile);
+  expect(record.gates).toEqual(pilot);
+  expect(pilot.pass).toBe(true);
+  const chosen = pilot.pilots[pilot.pilots.length - 1];
+  expect(chosen.bandwidth).toBe(pilot.chosen_bandwidth);
+  expect(chosen.dir).toBe(`pilot_bw${formatBandwidth(chosen.bandwidth)}`);
+  const tSteps = jsonLines<StepRecord>(dir.path(chosen.dir, t, 'steps.jsonl'));
+  const bSteps = jsonLines<StepRecord>(dir.path(chosen.baseline_from, b, 'steps.jsonl'));
+  expect([tSteps.length, bSteps.length]).toEqual([2, 1]);
+  const heldout = jsonLines<{ promptId: string; rewards: number[] }>(dir.path(chosen.heldout_from, 'heldout.jsonl'));
+  expect(heldout).toHaveLength(64);
+  expect(heldout.every((h) => h.rewards.length === 8)).toBe(true);
+  const metrics = gateMetrics({ batches: [...tSteps, ...bSteps].map(loggedBatch), treatmentArm: t, baselineArm: b, heldout, pilotSteps: 2 });
+  expect(chosen.metrics).toEqual(JSON.parse(JSON.stringify(metrics)));
+  expect(chosen.report).toEqual(JSON.parse(JSON.stringify(evaluateGates(spec, metrics))));
+  for (const kept of pilot.failed_logs) expect(existsSync(dir.path(kept, t, 'steps.jsonl'))).toBe(true);
+
+  // training: one valid StepRecord per step and arm; the checkpoints and final weights recorded from them
+  for (const arm of spec.arms.map((a) => a.name)) {
+    const steps = jsonLines<unknown>(dir.stepsFile(arm)).map((l) => stepRecordSchema.parse(l));
+    expect(steps.map((s) => s.step)).toEqual(Array.from({ length: spec.steps }, (_, i) => i));
+    expect(steps.every((s) => s.rollouts.length === spec.batch_size)).toBe(true);
+    const tr = record.training!.arms[arm];
+    expect(tr.checkpoints.map((c) => c.sampler_path)).toEqual(steps.map((s) => s.samplerPath));
+    expect(tr.final.sampler_path).not.toBe(steps[steps.length - 1].samplerPath);
+  }
+  expect(record.training!.arms[t].bandwidth).toBe(pilot.chosen_bandwidth);
+
+  // evaluation: one line per test item for base and both arms, hashes and accuracies as recorded
+  for (const model of ['base', b, t]) {
+    const ev = jsonLines<{ item_id: string; correct: boolean; extracted: string | null; completion: string }>(dir.evalFile(model));
+    expect(ev.map((l) => l.item_id)).toEqual([...expectedTestIds]);
+    expect(ev.every((l) => typeof l.correct === 'boolean' && typeof l.completion === 'string' && 'extracted' in l)).toBe(true);
+    expect(record.evaluation!.models[model].sha256).toBe(sha256Hex(readFileSync(dir.evalFile(model))));
+    expect(record.evaluation!.models[model].accuracy).toBe(ev.filter((l) => l.correct).length / ev.length);
+  }
+  expect(record.evaluation!.evaluator_id).toBe(sha256Json(record.evaluation!.evaluator));
+
+  // decision: recomputed from the eval files, and what `rx decide` prints for them
+  const decision = hoeffdingRecord(
+    decidePairedItems({ source: 't', text: readFileSync(dir.evalFile(t), 'utf8') }, { source: 'b', text: readFileSync(dir.evalFile(b), 'utf8') }, decisionRule(spec)),
+  );
+  expect(record.decision).toMatchObject(decision);
+  expect(dir.readJson(dir.decisionFile)).toMatchObject(decision);
+  const decide = cli(['decide', '--spec', dir.specFile, '--treatment', dir.evalFile(t), '--baseline', dir.evalFile(b)]);
+  expect(decide.status).toBe(0);
+  expect(JSON.parse(decide.stdout)).toEqual(decision);
+  expect(record.verdict.outcome).toBe(decision.outcome);
+
+  // code revision, observations, wall time per phase, feasibility against the budget
+  expect(record.code_revision.files['apps/controller/src/main.ts']).toBe(sha256Hex(readFileSync(path.join(REPO_ROOT, 'apps/controller/src/main.ts'))));
+  expect(Object.keys(record.observations.files)).toEqual(expect.arrayContaining([`${t}/eval.jsonl`, `${b}/steps.jsonl`, `${chosen.heldout_from}/heldout.jsonl`]));
+  for (const [f, h] of Object.entries(record.observations.files)) expect([f, sha256Hex(readFileSync(dir.path(f)))]).toEqual([f, h]);
+  expect(record.observations.sha256).toBe(sha256Json(record.observations.files));
+  for (const p of ['setup', 'preflight', 'pilot', 'training', 'evaluation'] as const) expect(record.wall_seconds.by_category[p]).toBeGreaterThan(0);
+  expect(record.feasibility.budget).toEqual({ max_wall_minutes: spec.budget.max_wall_minutes, gpu_hours: spec.budget.gpu_hours });
+  expect(record.feasibility.projections[0]).toMatchObject({ label: 'this run', steps: spec.steps, n_eval: spec.eval.n_examples });
+  return { record, decision, spec };
+}
