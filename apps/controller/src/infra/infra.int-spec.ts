@@ -4,10 +4,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createRxMetrics } from '@rx/metrics';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { startControllerHttp } from '../http/controller-http';
 import { freePort } from './free-port';
 import { locateRedis, pingRedis, RedisUnavailableError } from './redis-locator';
 import { ServiceStartError, ServiceSupervisor } from './service-supervisor';
+import { deletePrefixKeys } from './step-bus';
 
 jest.setTimeout(60_000);
 
@@ -75,11 +78,13 @@ describe('ServiceSupervisor', () => {
 describe('the controller HTTP server', () => {
   it('answers /health (503 while a dependency is down) and /metrics', async () => {
     let backendUp = false;
+    const conn = new Redis(process.env.REDIS_URL as string, { maxRetriesPerRequest: null });
+    const queue = new Queue('step-requests', { connection: conn, prefix: `t-ctl-http-${process.pid}` });
     const metrics = createRxMetrics({ service: 'controller', defaultMetrics: false });
     metrics.stepCommitted('gs1_kernel');
     const http = await startControllerHttp(
       { redis: () => pingRedis(process.env.REDIS_URL as string), backend: async () => backendUp, runId: () => 'r1', phase: () => 'training', metrics },
-      { host: '127.0.0.1', port: 0, queues: [] },
+      { host: '127.0.0.1', port: 0, queues: [queue] },
     );
     try {
       const down = await fetch(`${http.url}/health`);
@@ -91,8 +96,17 @@ describe('the controller HTTP server', () => {
       expect(await up.json()).toEqual({ status: 'ok', redis: true, backend: true, run: 'r1', phase: 'training' });
       const text = await (await fetch(`${http.url}/metrics`)).text();
       expect(text).toMatch(/rx_steps_committed_total\{arm="gs1_kernel",service="controller"\} 1/);
+      // bull-board over the queues, read-only
+      const board = await fetch(`${http.url}/queues`);
+      expect(board.status).toBe(200);
+      expect(await board.text()).toMatch(/<html/i);
+      const api = await (await fetch(`${http.url}/queues/api/queues`)).json();
+      expect(JSON.stringify(api)).toMatch(/step-requests/);
     } finally {
       await http.close();
+      await queue.close();
+      await conn.quit();
+      await deletePrefixKeys(process.env.REDIS_URL as string, `t-ctl-http-${process.pid}`);
     }
   });
 });

@@ -135,10 +135,16 @@ function gateValue(v: number | number[] | null): number {
   return Array.isArray(v) ? (v.length === 1 ? v[0] : NaN) : v;
 }
 
+const num = (x: number): string => (Number.isInteger(x) ? String(x) : x.toPrecision(4));
+
+/** `pilot_mean_reward = -0.06875 (needs in [0.1, 0.9], short by 0.1688); ...` */
 function failureText(r: PilotReport): string {
   return r.report.results
     .filter((g) => !g.pass)
-    .map((g) => `${g.metric} ${g.failedBy !== null ? `failed by ${g.failedBy}` : 'failed'} (${g.detail})`)
+    .map((g) => {
+      const v = g.value === null ? 'no value' : Array.isArray(g.value) ? `{${g.value.join(', ')}}` : num(g.value);
+      return `${g.metric} = ${v} (needs ${g.boundText}${g.failedBy !== null ? `, short by ${num(g.failedBy)}` : ''})`;
+    })
     .join('; ');
 }
 
