@@ -53,7 +53,7 @@ const comparable = (r: StepRecord) => ({ ...r, runId: '', committedAt: '', timin
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'rx-e2e-'));
-  env = { REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: dataDir, RX_CONCURRENCY: '8', PORT: '0' };
+  env = { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: dataDir, RX_CONCURRENCY: '8', PORT: '0' };
   // the test is the controller: it consumes step-events
   controller = new Worker(
     'step-events',

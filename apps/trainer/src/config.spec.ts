@@ -2,10 +2,10 @@ import { loadTrainerConfig } from './config';
 
 describe('trainer config', () => {
   it('defaults to port 3104 and writes under RX_DATA_DIR', () => {
-    expect(loadTrainerConfig({ REDIS_URL: 'redis://r:6379', RX_BACKEND_URL: 'https://tinker.example/services/x', RX_DATA_DIR: '/data' })).toMatchObject({ PORT: 3104, RX_DATA_DIR: '/data' });
+    expect(loadTrainerConfig({ REDIS_URL: 'redis://:pw@r:6379', RX_BACKEND_URL: 'https://tinker.example/services/x', RX_DATA_DIR: '/data' })).toMatchObject({ PORT: 3104, RX_DATA_DIR: '/data' });
   });
 
   it('stops on a bad queue prefix with one line', () => {
-    expect(() => loadTrainerConfig({ REDIS_URL: 'redis://r:6379', RX_BACKEND_URL: 'http://p:8000', RX_QUEUE_PREFIX: 'a:b' })).toThrow(/^trainer: invalid environment: RX_QUEUE_PREFIX must be 1-64 letters/);
+    expect(() => loadTrainerConfig({ REDIS_URL: 'redis://:pw@r:6379', RX_BACKEND_URL: 'http://p:8000', RX_QUEUE_PREFIX: 'a:b' })).toThrow(/^trainer: invalid environment: RX_QUEUE_PREFIX must be 1-64 letters/);
   });
 });

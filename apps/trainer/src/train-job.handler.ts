@@ -1,6 +1,8 @@
-// What the trainer does with a `train-steps` job: apply the step at most once (the ledger), log it, and emit
-// step-complete on `step-events`. A replay of a committed step logs (if its line is missing) and re-emits the
-// same event under the same job id, so a crash between commit and emit loses nothing.
+// What the trainer does with a `train-steps` job: apply the step exactly once on the arm's lineage (the ledger:
+// optim_step, saveState, commit naming the state), log it, and emit step-complete on `step-events`. A step left
+// in doubt by a dead attempt is taken over and redone from the state committed with the step before. A replay
+// of a committed step logs (if its line is missing) and re-emits the same event under the same job id, so a
+// crash between commit and emit loses nothing.
 import { randomUUID } from 'node:crypto';
 import { jobIdFor } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
@@ -13,12 +15,16 @@ export interface TrainJobDeps {
   trainers: TrainingClientPool;
   stepLog: StepLog;
   timeoutMs?: number;
+  /** one JSON line per notable event (a take-over of an in-doubt step) */
+  log?: (event: string, fields: Record<string, unknown>) => void;
 }
 
 export interface TrainJobResult {
   outcome: 'applied' | 'skipped';
   step: number;
   loss: number | null;
+  /** the in-doubt claim this delivery took over (its holder died or gave up mid-step), when it did */
+  tookOver?: { token: string; phase: string; since: string };
 }
 
 export class TrainJobHandler {
@@ -31,6 +37,8 @@ export class TrainJobHandler {
       const out = await trainStep(payload, { ledger: this.deps.ledger, trainers: this.deps.trainers, attemptToken });
       const record = out.record;
       if (!record) return { outcome: out.outcome, step: payload.step, loss: null };
+      const tookOver = out.outcome === 'applied' && out.tookOver ? { token: out.tookOver.token, phase: out.tookOver.phase, since: out.tookOver.since } : undefined;
+      if (tookOver) this.deps.log?.('step-taken-over', { runId: record.runId, arm: record.arm, step: record.step, from: tookOver });
       await this.deps.stepLog.append(record);
       await this.deps.queues.enqueue(
         'step-events',
@@ -47,7 +55,7 @@ export class TrainJobHandler {
           loss: record.loss,
         });
       }
-      return { outcome: out.outcome, step: record.step, loss: record.loss };
+      return { outcome: out.outcome, step: record.step, loss: record.loss, ...(tookOver ? { tookOver } : {}) };
     });
   }
 }

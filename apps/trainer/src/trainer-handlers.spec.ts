@@ -36,7 +36,7 @@ describe('trainer processor logic', () => {
     backend = new HashChainPolicyBackend();
     queues = new RecordingProducer();
     ledger = new InMemoryTrainerStepLedger();
-    trainers = new TrainingClientPool(backend);
+    trainers = new TrainingClientPool(backend, ledger);
     metrics = createRxMetrics({ service: 'trainer', defaultMetrics: false });
     prepare = new PrepareStepJobHandler({ queues, metrics, ledger, trainers });
     train = new TrainJobHandler({ queues, metrics, ledger, trainers, stepLog: new StepLog(dir) });
@@ -92,14 +92,30 @@ describe('trainer processor logic', () => {
     expect((await metricSamples(metrics.registry, 'rx_steps_committed_total'))[0].value).toBe(1);
   });
 
-  it('train: a step left in doubt by a crashed attempt goes to the dead-letter queue instead of being applied again', async () => {
+  it('train: a step left in doubt by a failed attempt is taken over by the retry, redone from the committed state, logged once', async () => {
     const payload = await trainPayloadFor(0);
     backend.failNext.optimStep = new Error('socket hang up');
-    await expect(train.handle({ id: 'j', data: payload, attemptsMade: 0 })).rejects.toThrow('socket hang up');
-    await expect(train.handle({ id: 'j', data: payload, attemptsMade: 1 })).rejects.toBeInstanceOf(UnrecoverableError);
+    const logged: Array<[string, Record<string, unknown>]> = [];
+    const handler = new TrainJobHandler({ queues, metrics, ledger, trainers, stepLog: new StepLog(dir), log: (e, f) => logged.push([e, f]) });
+    await expect(handler.handle({ id: 'j', data: payload, attemptsMade: 0 })).rejects.toThrow('socket hang up');
+    const retry = await handler.handle({ id: 'j', data: payload, attemptsMade: 1 });
+    expect(retry).toMatchObject({ outcome: 'applied', step: 0, tookOver: { phase: 'optim_step' } });
+    expect(retry.tookOver?.token).toMatch(/^j:0:/);
+    expect(logged).toEqual([['step-taken-over', expect.objectContaining({ runId: 'run-tr', arm: 'grpo_gs8', step: 0 })]]);
+    expect(queues.deadLetters).toEqual([]);
+    expect(queues.on('step-events').map((e) => e.payload.outcome)).toEqual(['applied']);
+    expect((await new StepLog(dir).read('run-tr', 'grpo_gs8')).length).toBe(1);
+    expect((await ledger.status(payload)).statePath).toMatch(/\/1$/); // one optimizer step on the lineage
+  });
+
+  it('train: the last attempt of a step that keeps failing is dead-lettered with the reason', async () => {
+    const payload = await trainPayloadFor(0);
+    backend.failNext.forwardBackward = new Error('backend unavailable');
+    await expect(train.handle({ id: 'j', data: payload, attemptsMade: 2, opts: { attempts: 3 } })).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(queues.deadLetters).toHaveLength(1);
     expect(queues.deadLetters[0]).toMatchObject({ sourceQueue: 'train-steps', sourceJobId: 'j', reason: 'unrecoverable' });
-    expect(queues.deadLetters[0].error).toMatch(/in doubt/);
-    expect(queues.on('step-events')).toEqual([]);
+    expect(queues.deadLetters[0].error).toBe('train of job j gave up after 3 attempts: backend unavailable');
+    expect((await metricSamples(metrics.registry, 'rx_dead_letters_total'))[0]).toMatchObject({ labels: { queue: 'train-steps' }, value: 1 });
   });
 
   it('train: step 1 before step 0 is committed is not applied (strict order per arm)', async () => {

@@ -1,5 +1,5 @@
 // The trainer service: /health, /metrics and the `step-requests` and `train-steps` processors, sharing the
-// arms' training clients and the step ledger in Redis.
+// arms' training clients (rebuilt from the ledger's committed states after a restart) and the step ledger in Redis.
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
 import { QUEUE_NAMES } from '@rx/contracts';
@@ -13,7 +13,7 @@ import { TrainProcessor } from './train.processor';
 export class TrainerModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
     const ledger = new RedisTrainerStepLedger(runtime.connections.producer(), runtime.config.RX_QUEUE_PREFIX);
-    const trainers = new TrainingClientPool(runtime.backend);
+    const trainers = new TrainingClientPool(runtime.backend, ledger);
     const common = { queues: runtime.queues, metrics: runtime.metrics, ledger, trainers };
     return {
       module: TrainerModule,
@@ -25,7 +25,7 @@ export class TrainerModule {
       ],
       providers: [
         { provide: PrepareStepJobHandler, useValue: new PrepareStepJobHandler({ ...common, timeoutMs: runtime.stageTimeoutMs.prepare }) },
-        { provide: TrainJobHandler, useValue: new TrainJobHandler({ ...common, stepLog: new StepLog(runtime.config.RX_DATA_DIR), timeoutMs: runtime.stageTimeoutMs.train }) },
+        { provide: TrainJobHandler, useValue: new TrainJobHandler({ ...common, stepLog: new StepLog(runtime.config.RX_DATA_DIR), timeoutMs: runtime.stageTimeoutMs.train, log: (e, f) => runtime.log(e, f) }) },
         PrepareStepProcessor,
         TrainProcessor,
       ],

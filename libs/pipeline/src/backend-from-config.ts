@@ -2,7 +2,9 @@
 // Tinker wire protocol) or Tinker itself, both through libs/backend's TinkerBackend; or, for tests and local
 // smoke runs only, memory://hash-chain: the deterministic HashChainPolicyBackend test double in the process
 // (its weights travel between services inside the sampler path, so four processes still make one pipeline).
+// Over HTTP the client renews its session when the server forgot it (a restarted policy server).
 import { TinkerBackend, type PolicyBackend } from '@rx/backend';
+import { sessionRenewingBackend } from './session-renewing.backend';
 import { ConfigError } from './service-config';
 import { HashChainPolicyBackend } from './testing/hash-chain-policy.backend';
 
@@ -19,5 +21,6 @@ export function backendFromConfig(config: { RX_BACKEND_URL: string; TINKER_API_K
       `RX_BACKEND_URL must be the http(s) URL of a policy server or of Tinker, or ${HASH_CHAIN_BACKEND_URL} for tests (got '${config.RX_BACKEND_URL}')`,
     );
   }
-  return new TinkerBackend({ baseUrl: config.RX_BACKEND_URL, apiKey: config.TINKER_API_KEY ?? NO_API_KEY });
+  const { RX_BACKEND_URL: baseUrl, TINKER_API_KEY: apiKey } = config;
+  return sessionRenewingBackend(() => new TinkerBackend({ baseUrl, apiKey: apiKey ?? NO_API_KEY }));
 }

@@ -30,7 +30,7 @@ export class InProcessPipeline {
   constructor(private readonly deps: InProcessPipelineDeps) {
     this.windows = deps.windows ?? new InMemoryRolloutWindowStore();
     this.ledger = deps.ledger ?? new InMemoryTrainerStepLedger();
-    this.trainers = new TrainingClientPool(deps.backend);
+    this.trainers = new TrainingClientPool(deps.backend, this.ledger);
   }
 
   /** runs one step of one arm to its step-complete event */

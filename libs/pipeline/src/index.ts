@@ -35,3 +35,4 @@ export * from './service/run-service-main';
 export * from './testing/recording-producer';
 export * from './testing/redis-test-harness';
 export * from './testing/step-requests';
+export * from './session-renewing.backend';

@@ -1,6 +1,8 @@
 // What every processor does with a job, before and after its stage function: load a by-reference payload,
 // safeParse it against the catalog (failure: dead letter with zod's path-named issues, a counter up, and
-// UnrecoverableError so BullMQ never retries it), run the stage under its time limit, time it.
+// UnrecoverableError so BullMQ never retries it), run the stage under its time limit, time it. A stage that
+// keeps failing is retried with the queue's back-off; its last attempt's failure is dead-lettered too, so the
+// controller sees why the step stopped instead of waiting for it.
 import { UnrecoverableError } from 'bullmq';
 import { artefactEnvelopeSchema, isArtefactEnvelope, QUEUE_CATALOG, type DeadLetter, type PayloadOf, type QueueName } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
@@ -14,7 +16,10 @@ import { withTimeout } from './stage-timeout';
 export interface ConsumedJob {
   id?: string;
   data: unknown;
+  /** failed attempts so far (BullMQ's count: 0 during the first) */
   attemptsMade: number;
+  /** the job's options; attempts = the most tries it gets (default: the queue catalog's) */
+  opts?: { attempts?: number };
 }
 
 export interface JobConsumerDeps {
@@ -90,6 +95,11 @@ export async function consumeJob<Q extends QueueName, R>(
     return result;
   } catch (err) {
     if (err instanceof UnrecoverableStageError) return deadLetter('unrecoverable', err.message, []);
+    const attempts = job.opts?.attempts ?? QUEUE_CATALOG[queue].jobOptions.attempts;
+    if (job.attemptsMade + 1 >= attempts) {
+      const message = err instanceof Error ? err.message : String(err);
+      return deadLetter('unrecoverable', `${edge.stage} of job ${job.id} gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${message}`, []);
+    }
     throw err;
   }
 }

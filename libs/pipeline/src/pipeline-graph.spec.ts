@@ -1,5 +1,5 @@
 import { QUEUE_NAME_LIST } from '@rx/contracts';
-import { assertProcessorCoverage, PIPELINE_GRAPH, queuesConsumedBy, queuesTouchedBy, SINK_QUEUES } from './pipeline-graph';
+import { assertProcessorCoverage, PIPELINE_GRAPH, queuesConsumedBy, queuesTouchedBy, SINK_QUEUES, stepDeadlineMs } from './pipeline-graph';
 
 describe('pipeline graph', () => {
   it('is one chain: each stage feeds the queue the next one consumes, and the controller closes the loop', () => {
@@ -15,8 +15,13 @@ describe('pipeline graph', () => {
     expect([...consumed, ...SINK_QUEUES].sort()).toEqual([...QUEUE_NAME_LIST].sort());
   });
 
-  it('locks each job for longer than its stage may run', () => {
-    for (const e of PIPELINE_GRAPH) expect(e.lockMs).toBeGreaterThan(e.timeoutMs);
+  it('bounds one step end to end: every stage may use all its attempts, each up to its time limit, plus back-off', () => {
+    // prepare 5 min, sample 30, grade 5, advantage 2, train 30 (3 attempts each); back-off 1+2 s (light), 2+4 s (batch)
+    const minutes = (5 + 30 + 5 + 2 + 30) * 3;
+    const backoff = 2 * 3000 + 3 * 6000;
+    expect(stepDeadlineMs()).toBe(minutes * 60_000 + backoff);
+    const short = { prepare: 100, sample: 100, grade: 100, advantage: 100, train: 100 };
+    expect(stepDeadlineMs({ timeoutMs: short, slackMs: 50 })).toBe(5 * 3 * 100 + backoff + 5 * 50);
   });
 
   it('lists what each service consumes and touches', () => {

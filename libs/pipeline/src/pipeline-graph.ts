@@ -4,27 +4,30 @@
 //   grader.grade --graded-rollouts--> advantage.advantage --train-steps--> trainer.train --step-events--> controller
 //
 // Each edge names the service that consumes the queue, the stage function it runs (./stages), the queue it feeds,
-// how long one job may take, and the worker lock (longer than the stage, so a busy worker is never taken for dead).
-import type { QueueName, StageName } from '@rx/contracts';
+// and how long one attempt of a job may take (consumeJob enforces it; a job that keeps failing is retried with
+// the queue's back-off and then dead-lettered, so a step that cannot complete stops with its reason).
+// A worker holds a job under a lock it renews every half lock while alive (RX_LOCK_MS); a dead worker's job
+// is handed to another after the lock expires. A live but slow worker mistaken for dead is harmless: every
+// effect is idempotent (job ids, the window written once, the trainer's fenced ledger claim).
+import { QUEUE_CATALOG, type QueueName, type StageName } from '@rx/contracts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
 export const PIPELINE_GRAPH = [
-  { stage: 'prepare', service: 'trainer', consumes: 'step-requests', produces: 'sample-requests', timeoutMs: 5 * MINUTE, lockMs: 6 * MINUTE },
-  { stage: 'sample', service: 'sampler', consumes: 'sample-requests', produces: 'rollouts', timeoutMs: 30 * MINUTE, lockMs: 31 * MINUTE },
-  { stage: 'grade', service: 'grader', consumes: 'rollouts', produces: 'graded-rollouts', timeoutMs: 5 * MINUTE, lockMs: 6 * MINUTE },
-  { stage: 'advantage', service: 'advantage', consumes: 'graded-rollouts', produces: 'train-steps', timeoutMs: 2 * MINUTE, lockMs: 3 * MINUTE },
-  { stage: 'train', service: 'trainer', consumes: 'train-steps', produces: 'step-events', timeoutMs: 30 * MINUTE, lockMs: 31 * MINUTE },
+  { stage: 'prepare', service: 'trainer', consumes: 'step-requests', produces: 'sample-requests', timeoutMs: 5 * MINUTE },
+  { stage: 'sample', service: 'sampler', consumes: 'sample-requests', produces: 'rollouts', timeoutMs: 30 * MINUTE },
+  { stage: 'grade', service: 'grader', consumes: 'rollouts', produces: 'graded-rollouts', timeoutMs: 5 * MINUTE },
+  { stage: 'advantage', service: 'advantage', consumes: 'graded-rollouts', produces: 'train-steps', timeoutMs: 2 * MINUTE },
+  { stage: 'train', service: 'trainer', consumes: 'train-steps', produces: 'step-events', timeoutMs: 30 * MINUTE },
   // the controller (apps/controller) closes the loop: on step N complete it requests step N + 1
-  { stage: 'complete', service: 'controller', consumes: 'step-events', produces: 'step-requests', timeoutMs: 5 * MINUTE, lockMs: 6 * MINUTE },
+  { stage: 'complete', service: 'controller', consumes: 'step-events', produces: 'step-requests', timeoutMs: 5 * MINUTE },
 ] as const satisfies ReadonlyArray<{
   stage: StageName;
   service: string;
   consumes: QueueName;
   produces: QueueName;
   timeoutMs: number;
-  lockMs: number;
 }>;
 
 /** Queues with no consumer by design: every service writes to them, humans (bull-board) read them. */
@@ -91,7 +94,32 @@ export function assertProcessorCoverage(service: PipelineService, registered: re
   if (problems.length > 0) throw new Error(`${service}: refusing to start: ${problems.join('; ')}`);
 }
 
-/** BullMQ worker options of a stage's @Processor: started by bootstrapService once health is up, locked longer than the stage runs. */
-export function workerOptionsFor(stage: StageName): { autorun: false; lockDuration: number; concurrency: number } {
-  return { autorun: false, lockDuration: edgeOfStage(stage).lockMs, concurrency: 2 };
+/** a job stalled (its worker died) this many times is failed, then dead-lettered */
+export const MAX_STALLED_COUNT = 3;
+
+/** BullMQ worker options of a stage's @Processor: started by bootstrapService once health is up (which sets the lock from RX_LOCK_MS). */
+export function workerOptionsFor(stage: StageName): { autorun: false; lockDuration: number; stalledInterval: number; maxStalledCount: number; concurrency: number } {
+  edgeOfStage(stage);
+  return { autorun: false, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: MAX_STALLED_COUNT, concurrency: 2 };
+}
+
+// total back-off of a job retried until its last attempt: sum_{n=1}^{attempts-1} delay * 2^(n-1)
+function backoffTotalMs(queue: QueueName): number {
+  const { attempts, backoff } = QUEUE_CATALOG[queue].jobOptions;
+  let total = 0;
+  for (let n = 1; n < attempts; n++) total += backoff.delay * 2 ** (n - 1);
+  return total;
+}
+
+/**
+ * The longest one step can spend in the pipeline before the last of its stages gives up and dead-letters it:
+ * every stage from prepare to train using all its attempts (each up to its time limit, `timeoutMs` overriding the
+ * graph's), plus the back-off between them, plus `slackMs` per stage (redelivery after a worker died).
+ * deadline = sum over stages of attempts * timeout + back-off + slack
+ */
+export function stepDeadlineMs(opts: { timeoutMs?: Partial<Record<StageName, number>>; slackMs?: number } = {}): number {
+  return PIPELINE_GRAPH.filter((e) => e.service !== 'controller').reduce((sum, e) => {
+    const attempts = QUEUE_CATALOG[e.consumes].jobOptions.attempts;
+    return sum + attempts * (opts.timeoutMs?.[e.stage] ?? e.timeoutMs) + backoffTotalMs(e.consumes) + (opts.slackMs ?? 0);
+  }, 0);
 }

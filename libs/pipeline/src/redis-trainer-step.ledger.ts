@@ -1,16 +1,22 @@
-// TrainerStepLedger in Redis: each transition is one Lua script, so claim, phase, release and commit are atomic.
-// `<prefix>:ledger:<run>:<arm>` (hash: committed, claimStep, claimToken, claimPhase, claimSince) and
-// `<prefix>:ledger:<run>:<arm>:records` (hash: step -> StepRecord JSON).
+// TrainerStepLedger in Redis: each transition is one Lua script, so claim, take-over, phase, release and commit
+// are atomic. `<prefix>:ledger:<run>:<arm>` (hash: committed, statePath, origin, claimStep, claimToken,
+// claimPhase, claimSince, takeovers), `<prefix>:ledger:<run>:<arm>:records` (hash: step -> StepRecord JSON) and
+// `<prefix>:ledger:<run>:<arm>:states` (hash: step -> the training state saved with that commit).
 import type { Redis } from 'ioredis';
-import { stepRecordSchema, type StepRecord } from '@rx/contracts';
+import { z } from 'zod';
+import { loraSchema, stepRecordSchema, type StepRecord } from '@rx/contracts';
 import {
   LostClaimError,
+  type ArmOrigin,
   type ClaimResult,
   type LedgerKey,
   type LedgerPhase,
   type LedgerStatus,
+  type StepCommit,
   type TrainerStepLedger,
 } from './trainer-step.ledger';
+
+const originSchema = z.object({ lora: loraSchema, initStatePath: z.string().min(1).nullable() });
 
 // ARGV: step, token, since
 const CLAIM = `
@@ -25,6 +31,14 @@ if held then
 end
 redis.call('HSET', KEYS[1], 'claimStep', ARGV[1], 'claimToken', ARGV[2], 'claimPhase', 'forward_backward', 'claimSince', ARGV[3])
 return {'claimed', tostring(committed)}
+`;
+
+// ARGV: step, token, held token, since
+const TAKE_OVER = `
+if redis.call('HGET', KEYS[1], 'claimStep') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'claimToken') ~= ARGV[3] then return 0 end
+redis.call('HSET', KEYS[1], 'claimToken', ARGV[2], 'claimPhase', 'forward_backward', 'claimSince', ARGV[4])
+redis.call('HINCRBY', KEYS[1], 'takeovers', 1)
+return 1
 `;
 
 const HOLDS = `
@@ -45,21 +59,28 @@ redis.call('HDEL', KEYS[1], 'claimStep', 'claimToken', 'claimPhase', 'claimSince
 return 1
 `;
 
-// ARGV: step, token, record json
+// KEYS: ledger, records, states; ARGV: step, token, record json, state path
 const COMMIT = `${HOLDS}
 if not holds() then return 0 end
-redis.call('HSET', KEYS[1], 'committed', ARGV[1])
-redis.call('HDEL', KEYS[1], 'claimStep', 'claimToken', 'claimPhase', 'claimSince')
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[1], 'committed', ARGV[1], 'statePath', ARGV[4])
+redis.call('HDEL', KEYS[1], 'claimStep', 'claimToken', 'claimPhase', 'claimSince')
 return 1
+`;
+
+// ARGV: origin json -> the stored one
+const SET_ORIGIN = `
+redis.call('HSETNX', KEYS[1], 'origin', ARGV[1])
+return redis.call('HGET', KEYS[1], 'origin')
 `;
 
 export class RedisTrainerStepLedger implements TrainerStepLedger {
   constructor(private readonly redis: Redis, private readonly prefix: string) {}
 
-  private keys(key: LedgerKey): [string, string] {
+  private keys(key: LedgerKey): [string, string, string] {
     const base = `${this.prefix}:ledger:${key.runId}:${key.arm}`;
-    return [base, `${base}:records`];
+    return [base, `${base}:records`, `${base}:states`];
   }
 
   async status(key: LedgerKey): Promise<LedgerStatus> {
@@ -69,11 +90,18 @@ export class RedisTrainerStepLedger implements TrainerStepLedger {
       claim: h.claimToken
         ? { step: Number(h.claimStep), token: h.claimToken, phase: h.claimPhase as LedgerPhase, since: h.claimSince }
         : null,
+      statePath: h.statePath ?? null,
     };
   }
 
+  /** how many in-doubt claims were taken over on this arm (recoveries) */
+  async takeovers(key: LedgerKey): Promise<number> {
+    return Number((await this.redis.hget(this.keys(key)[0], 'takeovers')) ?? 0);
+  }
+
   async claim(key: LedgerKey, step: number, token: string, now: Date): Promise<ClaimResult> {
-    const r = (await this.redis.eval(CLAIM, 2, ...this.keys(key), String(step), token, now.toISOString())) as string[];
+    const [base, records] = this.keys(key);
+    const r = (await this.redis.eval(CLAIM, 2, base, records, String(step), token, now.toISOString())) as string[];
     const committed = Number(r[1]);
     switch (r[0]) {
       case 'skipped':
@@ -87,23 +115,43 @@ export class RedisTrainerStepLedger implements TrainerStepLedger {
     }
   }
 
+  async takeOver(key: LedgerKey, step: number, token: string, heldToken: string, now: Date): Promise<boolean> {
+    return (await this.redis.eval(TAKE_OVER, 1, this.keys(key)[0], String(step), token, heldToken, now.toISOString())) === 1;
+  }
+
   async markPhase(key: LedgerKey, step: number, token: string, phase: LedgerPhase): Promise<void> {
-    const ok = await this.redis.eval(MARK, 2, ...this.keys(key), String(step), token, phase);
+    const ok = await this.redis.eval(MARK, 1, this.keys(key)[0], String(step), token, phase);
     if (ok !== 1) throw new LostClaimError(key, step, `mark ${phase}`);
   }
 
   async release(key: LedgerKey, step: number, token: string): Promise<void> {
-    const ok = await this.redis.eval(RELEASE, 2, ...this.keys(key), String(step), token);
+    const ok = await this.redis.eval(RELEASE, 1, this.keys(key)[0], String(step), token);
     if (ok !== 1) throw new LostClaimError(key, step, 'release');
   }
 
-  async commit(key: LedgerKey, step: number, token: string, record: StepRecord): Promise<void> {
-    const ok = await this.redis.eval(COMMIT, 2, ...this.keys(key), String(step), token, JSON.stringify(stepRecordSchema.parse(record)));
+  async commit(key: LedgerKey, step: number, token: string, commit: StepCommit): Promise<void> {
+    if (commit.statePath === '') throw new Error(`step ${step} of ${key.runId}/${key.arm}: a commit needs the saved state's path`);
+    const record = JSON.stringify(stepRecordSchema.parse(commit.record));
+    const ok = await this.redis.eval(COMMIT, 3, ...this.keys(key), String(step), token, record, commit.statePath);
     if (ok !== 1) throw new LostClaimError(key, step, 'commit');
   }
 
   async record(key: LedgerKey, step: number): Promise<StepRecord | null> {
     const json = await this.redis.hget(this.keys(key)[1], String(step));
     return json === null ? null : stepRecordSchema.parse(JSON.parse(json));
+  }
+
+  async statePath(key: LedgerKey, step: number): Promise<string | null> {
+    return this.redis.hget(this.keys(key)[2], String(step));
+  }
+
+  async setOrigin(key: LedgerKey, origin: ArmOrigin): Promise<ArmOrigin> {
+    const stored = (await this.redis.eval(SET_ORIGIN, 1, this.keys(key)[0], JSON.stringify(originSchema.parse(origin)))) as string;
+    return originSchema.parse(JSON.parse(stored));
+  }
+
+  async origin(key: LedgerKey): Promise<ArmOrigin | null> {
+    const json = await this.redis.hget(this.keys(key)[0], 'origin');
+    return json === null ? null : originSchema.parse(JSON.parse(json));
   }
 }

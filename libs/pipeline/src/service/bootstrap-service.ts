@@ -1,21 +1,23 @@
 // Starts one pipeline service: connections, metrics, queues, the Nest app (HTTP /health, /metrics, the
-// processors), the start-up checks, then the workers once health is up. close() shuts it down in order:
-// workers (finishing or returning their jobs), HTTP, queues, backend, Redis connections.
+// processors), the start-up checks, then the workers once health is up (with the lock and stall settings of
+// the config). A job that failed for good (its last attempt, a stall limit) is dead-lettered here if its
+// processor could not do it. close() shuts it down in order: workers (finishing or returning their jobs), HTTP,
+// queues, backend, Redis connections.
 // main.ts calls it with installSignalHandlers; tests and the controller call it in-process.
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { DynamicModule, INestApplication, LoggerService, LogLevel, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { PolicyBackend } from '@rx/backend';
-import type { QueueName, StageName } from '@rx/contracts';
+import { deadLetterJobId, type QueueName, type StageName } from '@rx/contracts';
 import { createRxMetrics } from '@rx/metrics';
 import { registerConsumer } from '../consumer-registry';
 import { instrumentBackend } from '../instrumented-backend';
-import { assertProcessorCoverage, queuesConsumedBy, queuesTouchedBy, type PipelineService, type ProcessorMap } from '../pipeline-graph';
+import { assertProcessorCoverage, edgeOfQueue, MAX_STALLED_COUNT, queuesConsumedBy, queuesTouchedBy, type PipelineService, type ProcessorMap } from '../pipeline-graph';
 import { QueueRepository } from '../queue.repository';
 import { RedisConnectionFactory } from '../redis-connection.factory';
 import type { RendererResolver } from '../renderer-resolver';
-import { redactConfig, type ServiceConfig } from '../service-config';
+import { redactConfig, workerTimingsOf, type ServiceConfig, type WorkerTimings } from '../service-config';
 import { checkHealth } from './health.controller';
 import { RxServiceModule } from './rx-service.module';
 import type { ServiceRuntime } from './service-runtime';
@@ -23,14 +25,41 @@ import type { ServiceRuntime } from './service-runtime';
 /** @nestjs/bullmq's metadata key of @Processor (read to check what each processor class consumes) */
 export const PROCESSOR_METADATA_KEY = 'bullmq:processor_metadata';
 
+/** The part of a failed BullMQ Job the dead-letter backstop reads. */
+export interface FailedJobLike {
+  id?: string;
+  data: unknown;
+  attemptsMade: number;
+  opts: { attempts?: number };
+}
+
 /** What bootstrapService needs of a WorkerHost (no import of @nestjs/bullmq here: it is ESM-only). */
 export interface WorkerHostLike {
   readonly worker: {
     concurrency: number;
     run(): Promise<void>;
-    on(event: 'failed', listener: (job: { id?: string } | undefined, err: Error) => void): unknown;
+    on(event: 'failed', listener: (job: FailedJobLike | undefined, err: Error) => void): unknown;
     on(event: 'error', listener: (err: Error) => void): unknown;
   };
+}
+
+/**
+ * Sets a BullMQ Worker's lock and stall settings before it runs. BullMQ reads them when it builds the worker's
+ * lock manager (in its constructor, from the @Processor options), so the lock manager is built again here.
+ */
+export function applyWorkerTimings(worker: WorkerHostLike['worker'], timings: WorkerTimings): void {
+  const w = worker as unknown as {
+    opts: { lockDuration?: number; lockRenewTime?: number; stalledInterval?: number; maxStalledCount?: number };
+    createLockManager?: () => void;
+  };
+  if (typeof w.opts !== 'object' || typeof w.createLockManager !== 'function') {
+    throw new Error('this BullMQ Worker has no opts/createLockManager: the lock settings (RX_LOCK_MS) cannot be applied');
+  }
+  w.opts.lockDuration = timings.lockMs;
+  w.opts.lockRenewTime = Math.floor(timings.lockMs / 2);
+  w.opts.stalledInterval = timings.stalledIntervalMs;
+  w.opts.maxStalledCount = MAX_STALLED_COUNT;
+  w.createLockManager();
 }
 
 export interface BootstrapServiceOptions<S extends PipelineService> {
@@ -49,7 +78,7 @@ export interface BootstrapServiceOptions<S extends PipelineService> {
   logger?: LoggerService | LogLevel[] | false;
   /** how long to wait for Redis and the backend at start-up (default 30 s) */
   readyTimeoutMs?: number;
-  /** the HTTP interface (default 0.0.0.0, for probes from outside the container) */
+  /** the HTTP interface (default: config.HOST, 0.0.0.0 unless set) */
   host?: string;
   log?: (line: string) => void;
 }
@@ -60,6 +89,47 @@ export interface RunningService {
   /** http://127.0.0.1:<port> */
   readonly url: string;
   close(): Promise<void>;
+}
+
+/** RX_STAGE_TIMEOUT_MS applied to the stages the service runs (none set: the graph's limits) */
+function stageTimeoutsFromConfig(service: PipelineService, config: ServiceConfig): Partial<Record<StageName, number>> {
+  const ms = config.RX_STAGE_TIMEOUT_MS;
+  if (ms === undefined) return {};
+  return Object.fromEntries(queuesConsumedBy(service).map((q) => [edgeOfQueue(q)!.stage, ms]));
+}
+
+/**
+ * The backstop of consumeJob's dead letters: a job that failed for good (its last attempt, an UnrecoverableError,
+ * or BullMQ's stall limit, where the processor never ran) gets its dead letter unless it has one. True when written.
+ */
+export async function deadLetterFinalFailure(
+  queue: QueueName,
+  job: FailedJobLike,
+  err: Error,
+  repo: Pick<QueueRepository, 'queue' | 'deadLetter'>,
+  metrics: { countDeadLetter(queue: QueueName): void },
+  now: () => number = Date.now,
+): Promise<boolean> {
+  const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+  if (!final) return false;
+  if (await repo.queue('dead-letters').getJob(deadLetterJobId(queue, job.id, now()))) return false;
+  let preview: string;
+  try {
+    preview = (JSON.stringify(job.data) ?? '').slice(0, 2000);
+  } catch {
+    preview = '<unserialisable>';
+  }
+  await repo.deadLetter({
+    sourceQueue: queue,
+    sourceJobId: job.id ?? null,
+    reason: 'unrecoverable',
+    error: `${queue} job ${job.id} failed for good after ${job.attemptsMade} attempt${job.attemptsMade === 1 ? '' : 's'}: ${err.message}`.slice(0, 8000),
+    issues: [],
+    dataPreview: preview,
+    receivedAt: new Date(now()).toISOString(),
+  });
+  metrics.countDeadLetter(queue);
+  return true;
 }
 
 export function processorQueueOf(cls: Type<unknown>): string | undefined {
@@ -108,22 +178,27 @@ export async function bootstrapService<S extends PipelineService>(opts: Bootstra
       backend: instrumentBackend(opts.backend, metrics),
       metrics,
       renderers: opts.renderers,
-      stageTimeoutMs: opts.stageTimeoutMs ?? {},
+      stageTimeoutMs: opts.stageTimeoutMs ?? stageTimeoutsFromConfig(service, config),
       log,
     };
     await registerConsumer(connections.producer(), config.RX_QUEUE_PREFIX, service, queuesConsumedBy(service));
 
     app = await NestFactory.create(opts.module(runtime), { logger: opts.logger ?? ['error', 'warn'], abortOnError: false });
-    await app.listen(config.PORT, opts.host ?? '0.0.0.0');
+    await app.listen(config.PORT, opts.host ?? config.HOST ?? '0.0.0.0');
     const port = (app.getHttpServer().address() as AddressInfo).port;
     const url = `http://127.0.0.1:${port}`;
 
     await waitUntil(`${service}: Redis and the backend`, readyTimeoutMs, async () => (await checkHealth(runtime)).status === 'ok');
 
+    const repo = queues;
     for (const [queue, cls] of entries) {
       const host = app.get(cls, { strict: false });
       host.worker.concurrency = config.RX_JOB_CONCURRENCY;
-      host.worker.on('failed', (job, err) => log('job-failed', { queue, jobId: job?.id, error: err.message }));
+      applyWorkerTimings(host.worker, workerTimingsOf(config));
+      host.worker.on('failed', (job, err) => {
+        log('job-failed', { queue, jobId: job?.id, attempt: job ? job.attemptsMade : undefined, error: err.message });
+        if (job) void deadLetterFinalFailure(queue, job, err, repo, metrics).catch((e: Error) => log('dead-letter-failed', { queue, jobId: job.id, error: e.message }));
+      });
       host.worker.on('error', (err) => log('worker-error', { queue, error: err.message }));
       host.worker.run().catch((err: Error) => log('worker-stopped', { queue, error: err.message }));
     }

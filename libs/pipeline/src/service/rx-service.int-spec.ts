@@ -27,7 +27,7 @@ async function start(redisUrl: string, backend: HashChainPolicyBackend, waitForR
   const metrics = createRxMetrics({ service: 'grader', queueSnapshot: () => queues.snapshot(['rollouts', 'graded-rollouts']) });
   const runtime: ServiceRuntime = {
     service: 'grader',
-    config: { REDIS_URL: redisUrl, RX_BACKEND_URL: 'memory://x', RX_DATA_DIR: 'runs', RX_CONCURRENCY: 1, RX_JOB_CONCURRENCY: 1, PORT: 0, RX_QUEUE_PREFIX: harness.prefix },
+    config: { REDIS_URL: redisUrl, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: 'memory://x', RX_DATA_DIR: 'runs', RX_CONCURRENCY: 1, RX_JOB_CONCURRENCY: 1, PORT: 0, HOST: '127.0.0.1', RX_QUEUE_PREFIX: harness.prefix, RX_LOCK_MS: 30_000, RX_STALLED_INTERVAL_MS: 15_000 },
     connections,
     queues,
     backend: instrumentBackend(backend, metrics),

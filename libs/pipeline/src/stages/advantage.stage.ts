@@ -3,6 +3,7 @@
 import type { GradedBatch, TrainStep } from '@rx/contracts';
 import { appendToWindow, DEFAULT_WINDOW_SIZE, groupMeanAdvantages, kernelBaseline, type RolloutAdvantage, type ScoredRollout } from '@rx/estimators';
 import type { RolloutWindowStore } from '../rollout-window.store';
+import { UnrecoverableStageError } from '../stage-errors';
 import { computeStepGateMetrics } from '../step-gate-metrics';
 
 export interface AdvantageStageDeps {
@@ -12,6 +13,11 @@ export interface AdvantageStageDeps {
 
 export function scoredRollouts(batch: Pick<GradedBatch, 'step' | 'rollouts'>): ScoredRollout[] {
   return batch.rollouts.map((r) => ({ rolloutId: r.rolloutId, step: batch.step, promptId: r.promptId, reward: r.reward, phi: [r.phi[0], r.phi[1]] as const }));
+}
+
+function sameWindow(a: readonly ScoredRollout[], b: readonly ScoredRollout[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((r, i) => r.rolloutId === b[i].rolloutId && r.step === b[i].step && r.promptId === b[i].promptId && r.reward === b[i].reward && r.phi[0] === b[i].phi[0] && r.phi[1] === b[i].phi[1]);
 }
 
 export async function computeAdvantages(batch: GradedBatch, deps: AdvantageStageDeps): Promise<TrainStep> {
@@ -29,7 +35,15 @@ export async function computeAdvantages(batch: GradedBatch, deps: AdvantageStage
   } else {
     advantages = kernelBaseline(scored, before.rollouts, { bandwidth: plan.bandwidth, windowSize: plan.windowSize });
   }
-  await deps.windows.commitAfter(key, batch.step, appendToWindow(before, scored));
+  // the window after N is written once; a replay (same seeds, same weights) must have built the same one
+  const after = appendToWindow(before, scored);
+  const stored = await deps.windows.commitAfter(key, batch.step, after);
+  if (!sameWindow(stored.rollouts, after.rollouts)) {
+    throw new UnrecoverableStageError(
+      `the window after step ${batch.step} of ${batch.runId}/${batch.arm} already holds a different batch: this batch was not sampled ` +
+        'as the first one was (same weights and seeds must give the same rollouts), so training on it could use a rollout twice or skip one',
+    );
+  }
 
   const byId = new Map(advantages.map((a) => [a.rolloutId, a]));
   return {

@@ -1,10 +1,13 @@
-// trainer, on `train-steps`: Datums from the batch, forward_backward('importance_sampling'), then
-// optim_step(AdamW), applied at most once per step through the ledger (see trainer-step.ledger.ts).
-import type { AdamParams, Datum } from '@rx/backend';
+// trainer, on `train-steps`: Datums from the batch, forward_backward('importance_sampling'), optim_step(AdamW),
+// saveState, then the ledger commit naming that state: applied exactly once on the arm's surviving lineage.
+// A step left in doubt by an attempt that died (or gave up) is taken over and redone on a fresh client loaded
+// from the state committed with step N-1 (see trainer-step.ledger.ts and apps/trainer/README.md).
+import { randomBytes } from 'node:crypto';
+import type { AdamParams, Datum, TrainingClient } from '@rx/backend';
 import { expandFloat32, type StepRecord, type TrainStep } from '@rx/contracts';
 import { buildDatum } from '../datum-builder';
-import { OutOfOrderStepError, UnrecoverableStageError } from '../stage-errors';
-import type { TrainerStepLedger } from '../trainer-step.ledger';
+import { OutOfOrderStepError } from '../stage-errors';
+import type { LedgerClaim, LedgerKey, TrainerStepLedger } from '../trainer-step.ledger';
 import type { TrainingClientPool } from '../training-client.pool';
 
 /** AdamW of the spec: Tinker's AdamParams with beta1 0.9, beta2 0.95, eps 1e-8 and the step's learning rate. */
@@ -18,9 +21,21 @@ export interface TrainStageDeps {
   /** unique per delivery attempt (fencing token of the ledger claim) */
   attemptToken: string;
   now?: () => number;
+  /** the saveState name of this attempt (default `<run>-<arm>-state-<step>-<8 random hex>`: attempts never share one) */
+  stateName?: (step: TrainStep) => string;
 }
 
-export type TrainOutcome = { outcome: 'applied'; record: StepRecord } | { outcome: 'skipped'; record: StepRecord | null };
+export type TrainOutcome =
+  | { outcome: 'applied'; record: StepRecord; statePath: string; tookOver: LedgerClaim | null }
+  | { outcome: 'skipped'; record: StepRecord | null };
+
+/** The claim on the step is held by an attempt that is taking it over right now: retry after the back-off. */
+export class ClaimContendedError extends OutOfOrderStepError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClaimContendedError';
+  }
+}
 
 /** The datums of a batch: rollouts of dropped groups left out; logprobs back to the backend's float32 values. */
 export function datumsOf(step: TrainStep): Datum[] {
@@ -30,28 +45,37 @@ export function datumsOf(step: TrainStep): Datum[] {
     .map((r) => buildDatum(prompts.get(r.promptId)!, r.tokens, r.logprobs.map(expandFloat32), r.advantage));
 }
 
+export function defaultStateName(step: TrainStep): string {
+  return `${step.runId}-${step.arm}-state-${step.step}-${randomBytes(4).toString('hex')}`;
+}
+
 export async function trainStep(step: TrainStep, deps: TrainStageDeps): Promise<TrainOutcome> {
   const now = deps.now ?? Date.now;
   const started = now();
-  const key = { runId: step.runId, arm: step.arm };
-  const claim = await deps.ledger.claim(key, step.step, deps.attemptToken, new Date(started));
+  const key: LedgerKey = { runId: step.runId, arm: step.arm };
+  const token = deps.attemptToken;
+  const claim = await deps.ledger.claim(key, step.step, token, new Date(started));
+  let tookOver: LedgerClaim | null = null;
   switch (claim.kind) {
     case 'skipped':
       return { outcome: 'skipped', record: claim.record };
     case 'out-of-order':
       throw new OutOfOrderStepError(`train step ${step.step} of ${step.runId}/${step.arm} arrived before step ${claim.committed + 1} was committed`);
     case 'in-doubt':
-      throw new UnrecoverableStageError(
-        `step ${step.step} of ${step.runId}/${step.arm} is in doubt: an earlier attempt claimed it at ${claim.claim.since} ` +
-          `(phase ${claim.claim.phase}) and never committed; it may have been applied, so it is not retried. ` +
-          'Restore the arm from its last saved state, clear the claim, and resume.',
-      );
+      // an earlier attempt claimed N and never committed it (it died, timed out or failed after forward_backward):
+      // whatever it applied lives on its own client, which is never used again; N is redone from the state after N-1
+      if (!(await deps.ledger.takeOver(key, step.step, token, claim.claim.token, new Date(now())))) {
+        throw new ClaimContendedError(`step ${step.step} of ${step.runId}/${step.arm}: another attempt took the in-doubt claim over first`);
+      }
+      tookOver = claim.claim;
+      deps.trainers.discard(key);
+      break;
     case 'claimed':
       break;
   }
 
-  const client = await deps.trainers.existing(key, claim.committed).catch(async (err: unknown) => {
-    await deps.ledger.release(key, step.step, deps.attemptToken);
+  const client: TrainingClient = await deps.trainers.at(key, claim.committed).catch(async (err: unknown) => {
+    await deps.ledger.release(key, step.step, token).catch(() => undefined);
     throw err;
   });
   const datums = datumsOf(step);
@@ -59,12 +83,24 @@ export async function trainStep(step: TrainStep, deps: TrainStageDeps): Promise<
   try {
     loss = (await client.forwardBackward(datums, 'importance_sampling')).loss;
   } catch (err) {
-    // nothing reached the optimizer: the step may be retried
-    await deps.ledger.release(key, step.step, deps.attemptToken);
+    // it may have accumulated part of a gradient: never use this client again; nothing reached the optimizer
+    deps.trainers.discard(key, client);
+    await deps.ledger.release(key, step.step, token).catch(() => undefined);
     throw err;
   }
-  await deps.ledger.markPhase(key, step.step, deps.attemptToken, 'optim_step');
-  const { step: optimizerStep } = await client.optimStep(adamParamsFor(step.plan.learningRate));
+
+  let optimizerStep: number;
+  let statePath: string;
+  try {
+    await deps.ledger.markPhase(key, step.step, token, 'optim_step');
+    ({ step: optimizerStep } = await client.optimStep(adamParamsFor(step.plan.learningRate)));
+    // commit = state saved, then the ledger entry naming it
+    statePath = await client.saveState((deps.stateName ?? defaultStateName)(step));
+  } catch (err) {
+    // the claim stays: the retry takes it over and redoes N on a client loaded from the state after N-1
+    deps.trainers.discard(key, client);
+    throw err;
+  }
 
   const record: StepRecord = {
     runId: step.runId,
@@ -94,6 +130,12 @@ export async function trainStep(step: TrainStep, deps: TrainStageDeps): Promise<
     samplerPath: step.samplerPath,
     committedAt: new Date(now()).toISOString(),
   };
-  await deps.ledger.commit(key, step.step, deps.attemptToken, record);
-  return { outcome: 'applied', record };
+  try {
+    await deps.ledger.commit(key, step.step, token, { record, statePath });
+  } catch (err) {
+    deps.trainers.discard(key, client);
+    throw err;
+  }
+  deps.trainers.advanced(key, client, step.step);
+  return { outcome: 'applied', record, statePath, tookOver };
 }
