@@ -21,6 +21,11 @@ export const rxServices: readonly RxService[] = [
 // password that REDIS_URL is composed from ($(REDIS_PASSWORD)).
 export const infraEnvVars: ReadonlySet<string> = new Set(['RX_ROLE', 'REDIS_PASSWORD', 'NODE_ENV', 'NODE_OPTIONS']);
 
+// Env vars an app reads directly from process.env, outside its config schema (each one a candidate for the schema).
+export const readOutsideSchema: Readonly<Record<string, readonly string[]>> = {
+  controller: ['RX_GSM8K_DIR'],
+};
+
 export function repoPath(...parts: string[]): string {
   return path.join(repoRoot, ...parts);
 }

@@ -6,7 +6,7 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import { loadCompose } from './compose-file';
 import { repoPath, rxServices, serviceFor } from './deploy-layout';
 import {
-  containerEnv, containersOf, find, kubectlVersion, KubeObject, Overlay, overlays, renderOverlay, schemaErrors, workloads, Workload,
+  allContainersOf, containerEnv, containersOf, find, kubectlVersion, KubeObject, Overlay, overlays, renderOverlay, schemaErrors, workloads, Workload,
 } from './kustomize-render';
 
 const kubectl = kubectlVersion();
@@ -62,7 +62,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       expect(objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual([]);
       const problems: string[] = [];
       for (const w of workloads(objects)) {
-        for (const c of containersOf(w)) {
+        for (const c of allContainersOf(w)) {
           for (const e of c.env ?? []) {
             if (secretLike.test(e.name) && !e.valueFrom?.secretKeyRef) problems.push(`${w.name}/${c.name}: ${e.name} is not from a secretKeyRef`);
             const ref = e.valueFrom?.secretKeyRef;
@@ -83,7 +83,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     it('resolves every ConfigMap, PVC and Secret reference and every $(VAR) inside the render', () => {
       const problems: string[] = [];
       for (const w of workloads(objects)) {
-        for (const c of containersOf(w)) {
+        for (const c of allContainersOf(w)) {
           const { env, problems: envProblems } = containerEnv(c, objects, fakeSecret);
           problems.push(...envProblems.map((p) => `${w.name}/${c.name}: ${p}`));
           for (const [k, v] of Object.entries(env)) if (/\$\([A-Za-z_]/.test(v)) problems.push(`${w.name}/${c.name}: ${k}=${v} has an unresolved $(VAR)`);
@@ -104,7 +104,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
         }
         const claimTemplates = ((w.object.spec as { volumeClaimTemplates?: Array<{ metadata?: { name?: string } }> }).volumeClaimTemplates ?? []).map((t) => t.metadata?.name);
         const volumeNames = new Set([...(w.template.spec?.volumes ?? []).map((v) => v.name), ...claimTemplates]);
-        for (const c of containersOf(w)) {
+        for (const c of allContainersOf(w)) {
           for (const m of c.volumeMounts ?? []) if (!volumeNames.has(m.name)) problems.push(`${w.name}/${c.name}: mounts undefined volume ${m.name}`);
         }
       }
@@ -142,7 +142,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     it('runs every pod as non-root without privilege escalation, with CPU and memory limits', () => {
       const problems = workloads(objects).flatMap((w) => [
         ...(w.template.spec?.securityContext?.runAsNonRoot === true ? [] : [`${w.name}: runAsNonRoot is not true`]),
-        ...containersOf(w).flatMap((c) => [
+        ...allContainersOf(w).flatMap((c) => [
           ...(c.securityContext?.allowPrivilegeEscalation === false ? [] : [`${w.name}/${c.name}: allowPrivilegeEscalation`]),
           ...(c.resources?.limits?.cpu && c.resources?.limits?.memory ? [] : [`${w.name}/${c.name}: no limits`]),
         ]),
@@ -215,7 +215,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     it('uses the image compose uses for every third-party container, and the one rx image for the rest', () => {
       const compose = loadCompose({ REDIS_PASSWORD: 'x', GRAFANA_ADMIN_PASSWORD: 'x' }).services;
       for (const w of workloads(objects)) {
-        for (const c of containersOf(w)) {
+        for (const c of allContainersOf(w)) {
           if (isRxContainer(c)) expect({ w: w.name, image: c.image }).toEqual({ w: w.name, image: 'rx:local' });
           else expect({ w: w.name, image: c.image }).toEqual({ w: w.name, image: compose[w.name]?.image });
         }
@@ -300,5 +300,12 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       if (ref) { expect(ref).toEqual({ env: 'TINKER_API_KEY', secret: secretName, key: 'tinker-api-key' }); withKey.push(w.name); }
     }
     expect(withKey.length).toBeGreaterThan(0);
+    // GSM8K for the evaluation: fetched by an init container onto the data volume, where RX_GSM8K_DIR points.
+    const job = workloads(objects).find((w) => w.kind === 'Job' && w.name === 'controller') as Workload;
+    const { env } = containerEnv(containersOf(job)[0], objects, fakeSecret);
+    const fetch = (job.template.spec?.initContainers ?? []).find((c) => (c.args ?? []).slice(0, 4).join(' ') === 'rx data fetch gsm8k');
+    expect(fetch?.args?.[fetch.args.indexOf('--out') + 1]).toBe(env.RX_GSM8K_DIR);
+    expect(env.RX_GSM8K_DIR.startsWith(`${env.RX_DATA_DIR}/`)).toBe(true);
+    expect(fetch?.volumeMounts?.map((m) => m.mountPath)).toContain(env.RX_DATA_DIR);
   });
 });

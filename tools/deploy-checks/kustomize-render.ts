@@ -91,6 +91,11 @@ export function containersOf(w: Workload): IContainer[] {
   return w.template.spec?.containers ?? [];
 }
 
+// Init containers first, then the containers.
+export function allContainersOf(w: Workload): IContainer[] {
+  return [...(w.template.spec?.initContainers ?? []), ...containersOf(w)];
+}
+
 export function find(objects: KubeObject[], kind: string, name: string): KubeObject | undefined {
   return objects.find((o) => o.kind === kind && o.metadata.name === name);
 }
