@@ -26,6 +26,12 @@ export function parseFuzzEnv(env: Record<string, string | undefined>): FuzzEnv {
 
 const FUZZ_ENV = parseFuzzEnv(process.env);
 
+/**
+ * The seed of the fc.sample draws (the batches of CLI runs and HTTP requests): RX_FUZZ_SEED, or one drawn per
+ * test file; the tests print it with a failure so it can be replayed.
+ */
+export const SAMPLE_SEED = FUZZ_ENV.RX_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31);
+
 /** The standard case count (RX_FUZZ_RUNS, default 1000). */
 export const STANDARD_RUNS = FUZZ_ENV.RX_FUZZ_RUNS;
 

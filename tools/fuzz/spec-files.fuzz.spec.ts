@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { formatJsonPath, loadSpecText, parseSpec, type ExperimentSpec, type SpecParseResult } from '@rx/spec';
 import { run as validate } from '../../apps/cli/src/commands/validate.command';
 import { mapLimit, REPO_ROOT, runInProcess, spawnRx, STACK_TRACE, type CliResult } from './cli-harness';
-import { fuzzParams, fuzzRuns, tryWithCpuTime } from './fuzz-config';
+import { fuzzParams, fuzzRuns, SAMPLE_SEED, tryWithCpuTime } from './fuzz-config';
 import { damagedJsonText, getAt, jsonPaths, mutatedJson, smallJson, type Json, type JsonPath } from './json-mutation';
 
 /** CPU milliseconds one spec may take to parse and check (a valid one takes well under 1 ms). */
@@ -239,16 +239,21 @@ describe('rx validate on mutated spec files', () => {
     fc.sample(fc.oneof({ weight: 4, arbitrary: mutatedJson(base).map((d) => JSON.stringify(d, null, 2)) }, { weight: 1, arbitrary: damagedJsonText(base) }), { numRuns: n, seed });
 
   it('in process (the command\'s run, main.ts\'s error handling): exit 0 or 2, one line per error', async () => {
-    const texts = sampleFiles(fuzzRuns(0.3), 7);
+    const texts = sampleFiles(fuzzRuns(0.3), SAMPLE_SEED);
     for (const [i, text] of texts.entries()) {
       const file = path.join(dir, `mutated-${i}.json`);
       await writeFile(file, text);
-      expectValidateAnswer(await runInProcess(validate, [file]), file, text);
+      const r = await runInProcess(validate, [file]);
+      try {
+        expectValidateAnswer(r, file, text);
+      } catch (err) {
+        throw new Error(`RX_FUZZ_SEED=${SAMPLE_SEED}, file ${i}: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
   });
 
   it('the real CLI on a sample of mutated files', async () => {
-    const texts = sampleFiles(fuzzRuns(0.004), 11);
+    const texts = sampleFiles(fuzzRuns(0.004), SAMPLE_SEED + 1);
     const files = await Promise.all(
       texts.map(async (text, i) => {
         const file = path.join(dir, `spawned-${i}.json`);
@@ -257,6 +262,12 @@ describe('rx validate on mutated spec files', () => {
       }),
     );
     const results = await mapLimit(files, 2, (f) => spawnRx(['validate', f]));
-    results.forEach((r, i) => expectValidateAnswer(r, files[i], texts[i]));
+    results.forEach((r, i) => {
+      try {
+        expectValidateAnswer(r, files[i], texts[i]);
+      } catch (err) {
+        throw new Error(`RX_FUZZ_SEED=${SAMPLE_SEED}, spawned file ${i}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
   }, 120_000);
 });
