@@ -4,6 +4,8 @@ const root = __dirname;
 module.exports = {
   rootDir: root,
   testEnvironment: 'node',
+  // CLI and service tests spawn real processes; on a loaded 2-core machine a spawn can take seconds
+  testTimeout: 60000,
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',
