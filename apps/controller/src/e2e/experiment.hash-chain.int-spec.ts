@@ -3,8 +3,8 @@
 // "What is a + b?" problems it can answer. Reduced by a spec override: 2 steps, 16 eval items.
 //   1. a whole run: every file of the run directory exists and agrees (decision recomputed from the eval files,
 //      the same numbers as `rx decide`, gate metrics recomputed from the pilot's step logs, hashes)
-//   2. a run interrupted after its pilot, and one interrupted mid-training, then resumed: the same results as the
-//      uninterrupted run (the second continues each arm at the step the trainer reached)
+//   2. a run interrupted after its pilot, and one interrupted mid-training (then the trainer restarted), resumed:
+//      the same results as the uninterrupted run (the second continues each arm at the step the trainer reached)
 //   3. the pilot fails kernel_effective_neighbors_p10 at 0.5 and at 1.0: calibration ran, failed logs kept, no arm trained
 //   4. the pilot fails it at 0.5 only: the calibration chooses 1.0, the failed logs are kept beside it, the arms train
 // The test spec sets baseline_reward_corr's min to -1: the hash-chain policy's rewards do not depend on the prompt,
@@ -30,8 +30,15 @@ import { checkCompletedRun, cli, jsonLines as lines } from './run-directory.chec
 jest.setTimeout(90_000);
 
 const harness = createRedisHarness('controller-e2e');
-const supervisor = new ServiceSupervisor({ logsDir: mkdtempSync(path.join(tmpdir(), 'rx-ctl-e2e-logs-')) });
+const logsDir = mkdtempSync(path.join(tmpdir(), 'rx-ctl-e2e-logs-'));
+const supervisors: Record<string, ServiceSupervisor> = {};
+let serviceEnv: Record<string, string>;
 let work: string;
+
+async function startService(name: string): Promise<void> {
+  supervisors[name] = new ServiceSupervisor({ logsDir });
+  await supervisors[name].start([{ name, port: await freePort(), env: serviceEnv }]);
+}
 
 const STEPS = 2;
 const N_EVAL = 16;
@@ -75,15 +82,15 @@ function run(out: string, extra: { overridePath?: string; resume?: boolean; inte
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'rx-ctl-e2e-'));
   // the test Redis of this machine has no password: the services accept it as a development one
-  const env = { REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: path.join(work, 'services'), RX_ALLOW_INSECURE_REDIS: '1' };
-  const names = ['sampler', 'grader', 'advantage', 'trainer'];
-  await supervisor.start(await Promise.all(names.map(async (name) => ({ name, port: await freePort(), env }))));
+  serviceEnv = { REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: path.join(work, 'services'), RX_ALLOW_INSECURE_REDIS: '1' };
+  await Promise.all(['sampler', 'grader', 'advantage', 'trainer'].map(startService));
 });
 
 afterAll(async () => {
-  await supervisor.stop();
+  await Promise.all(Object.values(supervisors).map((s) => s.stop()));
   await harness.close();
   rmSync(work, { recursive: true, force: true });
+  rmSync(logsDir, { recursive: true, force: true });
 });
 
 describe('rx run on the services (hash-chain test policy)', () => {
@@ -98,8 +105,10 @@ describe('rx run on the services (hash-chain test policy)', () => {
     expect(existsSync(path.join(out, 'spec.source.json'))).toBe(true);
     expect(record.gates?.chosen_bandwidth).toBe(0.5);
     expect(record.feasibility.projections.map((p) => p.label)).toEqual(['this run', 'the pre-registered spec']);
-    // the final weights come from the closing step (the trainer keeps no state after the last step)
-    expect(record.training!.arms.gs1_kernel.final.how).toBe('closing-step');
+    // the final weights: the state the trainer saved with the last step, loaded and saved for sampling
+    const last = record.training!.arms.gs1_kernel.checkpoints[STEPS - 1];
+    expect(record.training!.arms.gs1_kernel.final.state_path).toBe(last.state_path);
+    expect(last.state_path).toMatch(/^memory:\/\/hash-chain-state\//);
     // rx status reads it back
     const status = cli(['status', out]);
     expect(status.stdout).toMatch(/status: complete/);
@@ -126,16 +135,19 @@ describe('rx run on the services (hash-chain test policy)', () => {
     for (const arm of ['grpo_gs8', 'gs1_kernel']) expect(steps(dir, arm)).toEqual(steps(new RunDir(whole.dir), arm));
   });
 
-  it('resumes a run interrupted mid-training at the step the trainer reached, with identical results', async () => {
+  it('resumes a run interrupted mid-training at the step the trainer reached, after a trainer restart, with identical results', async () => {
     const out = path.join(work, 'mid-training');
     const first = await run(out, { overridePath: override(), interruptAfterTrainingStep: 0 });
     expect(first.status).toBe('interrupted');
     const dir = new RunDir(out);
     const logged = ['grpo_gs8', 'gs1_kernel'].map((arm) => lines<StepRecord>(dir.stepsFile(arm)).length);
     expect(Math.min(...logged)).toBeLessThan(STEPS);
+    // the trainer goes away with the arms' clients; the new one rebuilds them from the states in its ledger
+    await supervisors.trainer.stop();
+    await startService('trainer');
     const again = await run(out, { resume: true });
     expect(again.status).toBe('complete');
-    // the trainer (still running) held both arms: they continued, no arm trained again from the start
+    // both arms continued from their last committed step: no arm trained again from the start
     const state = dir.readJson<{ arms: Record<string, { attempt: number }> }>(dir.stateFile);
     expect(Object.values(state.arms).map((a) => a.attempt)).toEqual([1, 1]);
     const steps = (d: RunDir, arm: string) => lines<StepRecord>(d.stepsFile(arm)).map((r) => [r.step, r.rollouts.map((x) => [x.reward, x.advantage])]);

@@ -233,7 +233,7 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
     closers.length = 0;
   };
   try {
-    const redis = await locateRedis({ url: config.REDIS_URL, allowPrivate: opts.services === 'spawn', log: (l) => progress.info(l) });
+    const redis = await locateRedis({ url: config.REDIS_URL, allowPrivate: opts.services === 'spawn', dataDir: path.join(run.dir.servicesDataDir, 'redis'), log: (l) => progress.info(l) });
     closers.push(() => redis.close());
     const prefix = opts.services === 'spawn' ? `rx.${run.manifest.runId}` : config.RX_QUEUE_PREFIX;
     let supervisor: ServiceSupervisor | null = null;

@@ -40,6 +40,25 @@ describe('locateRedis', () => {
     expect(await pingRedis(h.url, 300)).toBe(false);
   });
 
+  it('keeps a private redis-server data in the run directory, so that a resumed run finds it again', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'rx-redis-data-'));
+    try {
+      const dead = `redis://127.0.0.1:${await freePort()}`;
+      const first = await locateRedis({ url: dead, dataDir });
+      const a = new Redis(first.url);
+      await a.set('rx-resume-probe', 'kept');
+      await a.quit();
+      await first.close();
+      const second = await locateRedis({ url: dead, dataDir });
+      const b = new Redis(second.url);
+      expect(await b.get('rx-resume-probe')).toBe('kept');
+      await b.quit();
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('says in one line how to get Redis when it may not start one', async () => {
     const dead = `redis://:secret@127.0.0.1:${await freePort()}`;
     const err = await locateRedis({ url: dead, allowPrivate: false }).catch((e: unknown) => e);

@@ -2,6 +2,7 @@
 // PATH, a private one on a free port (no persistence) that lives as long as the run; otherwise one clear line.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { freePort } from './free-port';
 import { redactUrl } from '../config';
@@ -71,6 +72,8 @@ export interface LocateRedisOptions {
   url: string;
   /** start a private redis-server when nothing answers (default true) */
   allowPrivate?: boolean;
+  /** where a private redis-server keeps its append-only file, so that a resumed run finds its ledger again */
+  dataDir?: string;
   log?: (line: string) => void;
 }
 
@@ -86,7 +89,9 @@ export async function locateRedis(opts: LocateRedisOptions): Promise<RedisHandle
   const password = randomBytes(16).toString('hex');
   const child: ChildProcess = spawn('redis-server', ['-'], { stdio: ['pipe', 'ignore', 'ignore'] });
   // the configuration on stdin, so the password is not on the command line
-  child.stdin?.end(`port ${port}\nbind 127.0.0.1\nrequirepass ${password}\nsave ""\nappendonly no\n`);
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const persistence = opts.dataDir ? `dir ${JSON.stringify(opts.dataDir)}\nappendonly yes\nappendfsync everysec\n` : 'appendonly no\n';
+  child.stdin?.end(`port ${port}\nbind 127.0.0.1\nrequirepass ${password}\nsave ""\n${persistence}`);
   const url = `redis://:${password}@127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) break;

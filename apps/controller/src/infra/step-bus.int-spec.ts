@@ -83,11 +83,10 @@ const request = (runId: string, step: number): StepRequest => ({
 });
 
 describe('StepBus', () => {
-  it('requests a step and receives its step-complete event; the trainer returned the sampler path', async () => {
+  it('requests a step and receives its step-complete event', async () => {
     await bus.request(request('run-ok', 0));
     const event = await bus.waitFor('run-ok', 'grpo_gs8', 0, 10_000);
     expect(event.record.samplerPath).toBe('tinker://m/sampler_weights/run-ok-grpo_gs8-0');
-    expect(await bus.samplerPathOf('run-ok', 'grpo_gs8', 0, 5_000)).toBe(event.record.samplerPath);
     // the step after it, in order
     await bus.request(request('run-ok', 1));
     expect((await bus.waitFor('run-ok', 'grpo_gs8', 1, 10_000)).step).toBe(1);

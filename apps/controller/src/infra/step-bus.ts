@@ -4,7 +4,7 @@
 // pipeline refused it) or a stalled step fails the wait with the reason instead of hanging.
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { jobIdFor, QUEUE_CATALOG, type StepEvent, type StepRequest } from '@rx/contracts';
+import { jobIdFor, type StepEvent, type StepRequest } from '@rx/contracts';
 import { consumeJob, PIPELINE_GRAPH, QueueRepository, RedisConnectionFactory } from '@rx/pipeline';
 import type { RxMetrics } from '@rx/metrics';
 
@@ -53,25 +53,6 @@ export class StepBus {
 
   get prefix(): string {
     return this.opts.prefix;
-  }
-
-  /**
-   * The sampler weights path the trainer saved for a step: the return value of that step's `step-requests` job
-   * (`{ outcome: 'ready', samplerPath }`), read once the trainer has prepared it.
-   */
-  async samplerPathOf(runId: string, arm: string, step: number, timeoutMs: number): Promise<string> {
-    const id = jobIdFor({ runId, arm, step }, QUEUE_CATALOG['step-requests'].stage);
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (this.failure) throw this.failure;
-      const job = await this.queues.queue('step-requests').getJob(id);
-      const value = job?.returnvalue as { outcome?: string; samplerPath?: unknown } | null | undefined;
-      if (value && typeof value.samplerPath === 'string') return value.samplerPath;
-      if (value && value.outcome === 'skipped') throw new StepFailedError(`step ${step} of ${runId}/${arm} was already committed: no sampler weights were saved for it`);
-      if (job?.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1)) throw new StepFailedError(`the trainer could not prepare step ${step} of ${runId}/${arm}: ${job.failedReason}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new StepFailedError(`the trainer did not prepare step ${step} of ${runId}/${arm} within ${Math.round(timeoutMs / 1000)} s`);
   }
 
   /** connects and starts consuming step-events */

@@ -11,15 +11,15 @@ import type { ArmSpec } from '@rx/spec';
 import { Redis } from 'ioredis';
 import { driveArm } from '../experiment/arm-driver';
 import { throwIfAborted, type ExperimentContext } from '../experiment/experiment-context';
-import { loraFor, promptsForStep, stepPlanFor } from '../experiment/step-schedule';
+import { loraFor } from '../experiment/step-schedule';
 import { StepFailedError } from '../infra/step-bus';
 import { sha256Json } from '../run/canonical-json';
 import { initProbeDatums, type SharedInitResult } from './shared-init.phase';
 
 export interface FinalWeights {
   sampler_path: string;
-  /** state-after-last-step: loaded from the state the trainer saved after the last step; closing-step: see closingStepWeights */
-  how: 'state-after-last-step' | 'closing-step';
+  /** the training state the trainer saved with the last step */
+  state_path: string;
   note: string;
 }
 
@@ -29,7 +29,7 @@ export interface ArmTraining {
   attempt: number;
   steps: number;
   bandwidth: number | null;
-  /** sampler weights each step sampled from (the weights before that step's update) */
+  /** per step: the sampler weights it sampled from (before its update) and the training state saved after it */
   checkpoints: Array<{ step: number; sampler_path: string; state_path: string | null; committed_at: string; loss: number; reward_mean: number }>;
   final: FinalWeights;
   wall_seconds: number;
@@ -41,8 +41,6 @@ export interface TrainingResult {
   /** the shared initialisation seen from the services: each arm's step-0 sampler weights give the same logprobs */
   first_update_check: { arms: Record<string, string>; identical: boolean } | null;
 }
-
-type RecordWithState = StepRecord & { statePath?: unknown };
 
 export async function runTraining(ctx: ExperimentContext, init: SharedInitResult, bandwidth: number): Promise<TrainingResult> {
   const arms = await Promise.all(ctx.spec.arms.map((arm) => trainArm(ctx, arm, init, bandwidth)));
@@ -108,17 +106,18 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
     records.push(...(await drive(0)));
   }
   throwIfAborted(ctx.signal);
-  const final = await finalWeights(ctx, arm, runId, records, init, bandwidth);
+  const final = await finalWeights(ctx, arm, runId, records);
+  const states = await withLedger(ctx, (ledger) => Promise.all(records.map((r) => ledger.statePath({ runId, arm: arm.name }, r.step))));
   const training: ArmTraining = {
     arm: arm.name,
     run_id: runId,
     attempt,
     steps: records.length,
     bandwidth: arm.advantage === 'kernel_cross_prompt_baseline' ? bandwidth : null,
-    checkpoints: records.map((r: RecordWithState) => ({
+    checkpoints: records.map((r, i) => ({
       step: r.step,
       sampler_path: r.samplerPath,
-      state_path: typeof r.statePath === 'string' ? r.statePath : null,
+      state_path: states[i],
       committed_at: r.committedAt,
       loss: r.loss,
       reward_mean: r.gate.rewardMean,
@@ -141,80 +140,50 @@ function restart(ctx: ExperimentContext, arm: ArmSpec, attempt: number): { attem
 
 /**
  * The arm's records once the trainer's ledger (in Redis) is read: the logged ones plus any step the trainer
- * committed after the controller stopped listening; null when the ledger no longer has this attempt as logged
- * (a fresh Redis, a claim left in doubt): the arm must train again.
+ * committed after the controller stopped listening. The trainer rebuilds a lost client from the state it saved
+ * with the last commit, and redoes a step left in doubt, so the arm continues there. Null when the ledger no
+ * longer knows this attempt as logged (a fresh Redis): the arm must train again.
  */
 async function catchUpFromLedger(ctx: ExperimentContext, runId: string, arm: string, logged: StepRecord[]): Promise<StepRecord[] | null> {
-  const redis = new Redis(ctx.bus.redisUrl, { maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
   try {
-    const ledger = new RedisTrainerStepLedger(redis, ctx.bus.prefix);
-    const key = { runId, arm };
-    const status = await ledger.status(key);
-    if (status.claim !== null || status.committed < logged.length - 1) return null;
-    const records = [...logged];
-    for (let s = logged.length; s <= status.committed; s++) {
-      const r = await ledger.record(key, s);
-      if (!r) return null;
-      records.push(r);
-    }
-    return records;
+    return await withLedger(ctx, async (ledger) => {
+      const key = { runId, arm };
+      const status = await ledger.status(key);
+      if (status.committed < logged.length - 1) return null;
+      const records = [...logged];
+      for (let s = logged.length; s <= status.committed; s++) {
+        const r = await ledger.record(key, s);
+        if (!r) return null;
+        records.push(r);
+      }
+      return records;
+    });
   } catch {
     return null;
-  } finally {
-    await redis.quit().catch(() => redis.disconnect());
   }
 }
 
 /**
- * The weights after the arm's last step, as sampler weights for the evaluation.
- * Preferred: the trainer saved its state after the last step (StepRecord.statePath): load it into a client
- * here and save it for sampling. WORKAROUND until the trainer records that state: a closing step (see below).
+ * The weights after the arm's last step, as sampler weights for the evaluation: the trainer saves the training
+ * state with every commit (its ledger names it); a client here loads the last one and saves it for sampling.
  */
-async function finalWeights(ctx: ExperimentContext, arm: ArmSpec, runId: string, records: RecordWithState[], init: SharedInitResult, bandwidth: number): Promise<FinalWeights> {
+async function finalWeights(ctx: ExperimentContext, arm: ArmSpec, runId: string, records: StepRecord[]): Promise<FinalWeights> {
   const last = records[records.length - 1];
-  if (last && typeof last.statePath === 'string') {
-    const client = await ctx.backend.createLoraTrainingClient(loraFor(ctx.spec, arm));
-    await client.loadState(last.statePath);
-    const sampler_path = await client.saveWeightsForSampler(`${runId}-${arm.name}-final`);
-    return { sampler_path, how: 'state-after-last-step', note: `state saved by the trainer after step ${last.step} (${last.statePath}), loaded and saved for sampling` };
-  }
-  return closingStepWeights(ctx, arm, runId, records.length, init, bandwidth);
+  if (!last) throw new Error(`${arm.name} has no trained step: no final weights`);
+  const statePath = await withLedger(ctx, (ledger) => ledger.statePath({ runId, arm: arm.name }, last.step));
+  if (!statePath) throw new Error(`the trainer's ledger names no saved state for step ${last.step} of ${runId}/${arm.name}: no final weights`);
+  const client = await ctx.backend.createLoraTrainingClient(loraFor(ctx.spec, arm));
+  await client.loadState(statePath);
+  const sampler_path = await client.saveWeightsForSampler(`${runId}-${arm.name}-final`);
+  return { sampler_path, state_path: statePath, note: `the state the trainer saved with step ${last.step}, loaded and saved for sampling` };
 }
 
-/**
- * WORKAROUND (remove when StepRecord carries the state saved after each step): the trainer saves an arm's
- * weights for sampling only at the start of a step, so the weights after step S-1 are those it saves when
- * step S is requested. The controller requests one closing step S (the first step's prompts), reads the
- * sampler path the trainer returned for that step's `step-requests` job and lets the step finish; the
- * closing step's update is not part of the arm (it is logged in <arm>/closing-step.json, not steps.jsonl).
- */
-async function closingStepWeights(ctx: ExperimentContext, arm: ArmSpec, runId: string, step: number, init: SharedInitResult, bandwidth: number): Promise<FinalWeights> {
-  const req = {
-    runId,
-    arm: arm.name,
-    step,
-    plan: stepPlanFor(ctx.spec, arm, step, bandwidth),
-    lora: loraFor(ctx.spec, arm),
-    initStatePath: init.state_path,
-    prompts: promptsForStep(ctx.data.train, arm, 0),
-  };
-  await ctx.bus.request(req);
-  const sampler_path = await ctx.bus.samplerPathOf(runId, arm.name, step, ctx.stepStallTimeoutMs);
-  // wait for the closing step to finish (its event, or the ledger when an earlier attempt consumed the event)
-  const record = (await ledgerRecord(ctx, runId, arm.name, step)) ?? (await ctx.bus.waitFor(runId, arm.name, step, ctx.stepStallTimeoutMs)).record;
-  ctx.dir.writeJson(path.join(ctx.dir.armDir(arm.name), 'closing-step.json'), { note: 'not part of the arm: requested only to obtain the weights after the last step', sampler_path, record });
-  return { sampler_path, how: 'closing-step', note: `the sampler weights the trainer saved when step ${step} was requested (= after step ${step - 1}); that closing step's update is discarded` };
-}
-
-/** the record the trainer committed for a step, or null (not committed yet, or Redis away) */
-async function ledgerRecord(ctx: ExperimentContext, runId: string, arm: string, step: number): Promise<StepRecord | null> {
+/** runs `use` on the trainer's ledger in Redis over a short-lived connection */
+async function withLedger<T>(ctx: ExperimentContext, use: (ledger: RedisTrainerStepLedger) => Promise<T>): Promise<T> {
   const redis = new Redis(ctx.bus.redisUrl, { maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   try {
-    return await new RedisTrainerStepLedger(redis, ctx.bus.prefix).record({ runId, arm }, step);
-  } catch {
-    return null;
+    return await use(new RedisTrainerStepLedger(redis, ctx.bus.prefix));
   } finally {
     await redis.quit().catch(() => redis.disconnect());
   }
