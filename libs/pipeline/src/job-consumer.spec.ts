@@ -85,4 +85,24 @@ describe('consumeJob', () => {
     await expect(slow).rejects.toBeInstanceOf(StageTimeoutError);
     await expect(slow).rejects.toThrow('prepare of job s took longer than 20 ms');
   });
+
+  it('retries a failing stage up to its attempts, then dead-letters the last failure with the reason', async () => {
+    const d = deps();
+    const req = testStepRequest('r', 'gs1_kernel', 0);
+    const fail = (attemptsMade: number, opts?: { attempts?: number }) =>
+      consumeJob('step-requests', { id: 'r-gs1_kernel-0-prepare', data: req, attemptsMade, opts }, d, async () => {
+        throw new Error('backend unavailable');
+      });
+    await expect(fail(0)).rejects.not.toBeInstanceOf(UnrecoverableError);
+    await expect(fail(1)).rejects.not.toBeInstanceOf(UnrecoverableError);
+    expect(d.queues.deadLetters).toEqual([]);
+    // the catalog gives step-requests 3 attempts: the third is the last
+    await expect(fail(2)).rejects.toBeInstanceOf(UnrecoverableError);
+    expect(d.queues.deadLetters).toMatchObject([
+      { sourceQueue: 'step-requests', sourceJobId: 'r-gs1_kernel-0-prepare', reason: 'unrecoverable', error: 'prepare of job r-gs1_kernel-0-prepare gave up after 3 attempts: backend unavailable' },
+    ]);
+    expect(await deadLettered(d.metrics, 'step-requests')).toBe(1);
+    // the job's own attempts win over the catalog's
+    await expect(fail(0, { attempts: 1 })).rejects.toThrow('gave up after 1 attempt: backend unavailable');
+  });
 });

@@ -191,6 +191,18 @@ export async function bootstrapService<S extends PipelineService>(opts: Bootstra
     await waitUntil(`${service}: Redis and the backend`, readyTimeoutMs, async () => (await checkHealth(runtime)).status === 'ok');
 
     const repo = queues;
+    for (const [queue] of entries) {
+      // the Queue @nestjs/bullmq registers beside each worker: its connection errors (Redis restarting) are
+      // reported by health and the workers; without a listener BullMQ prints each one with a stack
+      const registered = (() => {
+        try {
+          return app.get<{ on(event: 'error', l: (e: Error) => void): unknown }>(`BullQueue_${queue}`, { strict: false });
+        } catch {
+          return undefined;
+        }
+      })();
+      registered?.on('error', () => undefined);
+    }
     for (const [queue, cls] of entries) {
       const host = app.get(cls, { strict: false });
       host.worker.concurrency = config.RX_JOB_CONCURRENCY;

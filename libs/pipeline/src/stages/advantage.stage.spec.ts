@@ -1,6 +1,7 @@
 import { QUEUE_CATALOG, type GradedBatch } from '@rx/contracts';
 import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline } from '@rx/estimators';
 import { InMemoryRolloutWindowStore, WindowGapError } from '../rollout-window.store';
+import { UnrecoverableStageError } from '../stage-errors';
 import { testStepRequest } from '../testing/step-requests';
 import { computeAdvantages, scoredRollouts } from './advantage.stage';
 
@@ -74,5 +75,17 @@ describe('computeAdvantages', () => {
 
   it('refuses a step whose predecessor has no window', async () => {
     await expect(computeAdvantages(gradedBatch('gs1_kernel', 2), { windows: new InMemoryRolloutWindowStore() })).rejects.toBeInstanceOf(WindowGapError);
+  });
+
+  it('a replayed step computes from the same window and finds its batch stored; a different batch for a stored step is refused', async () => {
+    const windows = new InMemoryRolloutWindowStore();
+    const first = await computeAdvantages(gradedBatch('gs1_kernel', 0), { windows });
+    const replay = await computeAdvantages(gradedBatch('gs1_kernel', 0), { windows });
+    expect(replay.rollouts).toEqual(first.rollouts);
+    const other = gradedBatch('gs1_kernel', 0);
+    other.rollouts[5] = { ...other.rollouts[5], reward: other.rollouts[5].reward + 1 };
+    await expect(computeAdvantages(other, { windows })).rejects.toBeInstanceOf(UnrecoverableStageError);
+    await expect(computeAdvantages(other, { windows })).rejects.toThrow(/the window after step 0 of run-adv\/gs1_kernel already holds a different batch/);
+    expect((await windows.latest({ runId: 'run-adv', arm: 'gs1_kernel' }))?.window.rollouts).toHaveLength(64);
   });
 });
