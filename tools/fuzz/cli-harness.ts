@@ -21,6 +21,13 @@ export const STACK_TRACE = /\n\s+at /;
 type Command = (argv: string[]) => Promise<number>;
 
 /**
+ * Under jest, errors thrown by Node's own modules (parseArgs, fs) come from another realm, so the commands'
+ * `err instanceof Error ? err.message : String(err)` takes String(err) there, which prefixes
+ * `TypeError [ERR_…]: `; the real CLI prints the bare message. The prefix is removed so both read the same.
+ */
+const FOREIGN_ERROR_PREFIX = /\b[A-Za-z]*Error \[ERR_[A-Z0-9_]+\]: /g;
+
+/**
  * Runs `command(argv)` in this process as main.ts would: its return value is the exit code; a UserError is
  * printed as `rx: <message>` with exit 2; anything else is an internal error (exit 1, `crash` set).
  */
@@ -38,11 +45,11 @@ export async function runInProcess(command: Command, argv: string[]): Promise<Cl
   process.stderr.write = capture(err);
   try {
     const code = await command(argv);
-    return { code, stdout: out.join(''), stderr: err.join('') };
+    return { code, stdout: out.join(''), stderr: err.join('').replace(FOREIGN_ERROR_PREFIX, '') };
   } catch (e) {
     if (e instanceof UserError) {
       err.push(`rx: ${e.message}\n`);
-      return { code: 2, stdout: out.join(''), stderr: err.join('') };
+      return { code: 2, stdout: out.join(''), stderr: err.join('').replace(FOREIGN_ERROR_PREFIX, '') };
     }
     err.push(`rx: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return { code: 1, stdout: out.join(''), stderr: err.join(''), crash: e };

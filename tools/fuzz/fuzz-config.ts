@@ -40,6 +40,11 @@ export function fuzzRuns(share: number): number {
   return Math.max(1, Math.round(share * STANDARD_RUNS));
 }
 
+/** A test timeout that grows with RX_FUZZ_RUNS (the default run gets `baseMs`). */
+export function fuzzTimeoutMs(baseMs: number): number {
+  return Math.round(baseMs * Math.max(1, STANDARD_RUNS / 1000));
+}
+
 /** fast-check parameters for a property that runs `share` x the standard case count. */
 export function fuzzParams<T>(share: number): Parameters<T> {
   return {

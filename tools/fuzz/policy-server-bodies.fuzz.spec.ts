@@ -10,7 +10,7 @@ import { InMemoryPolicyBackend, datumToWire } from '@rx/backend';
 import { policyServerConfig } from '../../apps/policy-server/src/config';
 import { startPolicyServer, type PolicyServer } from '../../apps/policy-server/src/policy-server';
 import { mapLimit } from './cli-harness';
-import { fuzzParams, fuzzRuns, SAMPLE_SEED } from './fuzz-config';
+import { fuzzParams, fuzzRuns, fuzzTimeoutMs, SAMPLE_SEED } from './fuzz-config';
 import { damagedJsonText, mutatedJson, type Json } from './json-mutation';
 
 /** An answer slower than this is a hang (the long-poll is set to 20 ms; the slowest request is a few ms). */
@@ -148,7 +148,7 @@ describe('policy server body fuzz', () => {
     expect(bad.map(([c, why]) => `RX_FUZZ_SEED=${SAMPLE_SEED}: ${c.endpoint} ${c.text.slice(0, 200)} -> ${why}`)).toEqual([]);
     // most mutations break the schema: they must be refused, not run
     expect(answers.filter((a) => a.status >= 400 && a.status < 500).length).toBeGreaterThan(cases.length / 3);
-  }, 60_000);
+  }, fuzzTimeoutMs(60_000));
 
   it('random JSON and damaged JSON text: 4xx JSON errors', async () => {
     const endpoints = Object.keys(valid).filter((e) => e !== 'telemetry' && e !== 'client/dynamic_config');
@@ -174,7 +174,7 @@ describe('policy server body fuzz', () => {
       expect({ ...c, seed: SAMPLE_SEED, bad: badAnswer(a) }).toEqual({ ...c, seed: SAMPLE_SEED, bad: null });
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  }, 60_000);
+  }, fuzzTimeoutMs(60_000));
 
   it('a body over the size limit is 413 with a JSON error; a request over the token limit is 400', async () => {
     const big = JSON.stringify({ sdk_version: 'x'.repeat(MAX_BODY_BYTES + 1) });

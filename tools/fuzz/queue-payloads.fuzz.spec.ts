@@ -87,7 +87,7 @@ describe.each(QUEUE_NAME_LIST.map((q) => [q]))('queue payload fuzz: %s', (queue:
           expect(badIssues(r.error, data)).toEqual([]);
         }
       }),
-      fuzzParams(0.3),
+      fuzzParams(0.15),
     );
   });
 
@@ -98,7 +98,7 @@ describe.each(QUEUE_NAME_LIST.map((q) => [q]))('queue payload fuzz: %s', (queue:
         expect(r.success).toBe(false);
         if (!r.success) expect(badIssues(r.error, data)).toEqual([]);
       }),
-      fuzzParams(0.1),
+      fuzzParams(0.05),
     );
   });
 
