@@ -89,6 +89,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(Object.values(supervisors).map((s) => s.stop()));
   await harness.close();
+  if (process.env.RX_KEEP_E2E) return console.warn(`kept ${work} and ${logsDir}`);
   rmSync(work, { recursive: true, force: true });
   rmSync(logsDir, { recursive: true, force: true });
 });
@@ -150,8 +151,8 @@ describe('rx run on the services (hash-chain test policy)', () => {
     // both arms continued from their last committed step: no arm trained again from the start
     const state = dir.readJson<{ arms: Record<string, { attempt: number }> }>(dir.stateFile);
     expect(Object.values(state.arms).map((a) => a.attempt)).toEqual([1, 1]);
-    const steps = (d: RunDir, arm: string) => lines<StepRecord>(d.stepsFile(arm)).map((r) => [r.step, r.rollouts.map((x) => [x.reward, x.advantage])]);
-    for (const arm of ['grpo_gs8', 'gs1_kernel']) expect(steps(dir, arm)).toEqual(steps(new RunDir(whole.dir), arm));
+    const steps = (d: RunDir, arm: string) => lines<StepRecord>(d.stepsFile(arm)).map((r) => [r.step, r.samplerPath, r.loss, r.rollouts.map((x) => [x.reward, x.advantage])]);
+    for (const arm of ['grpo_gs8', 'gs1_kernel']) expect([arm, steps(dir, arm)]).toEqual([arm, steps(new RunDir(whole.dir), arm)]);
     for (const model of ['base', 'grpo_gs8', 'gs1_kernel']) expect(again.record!.evaluation!.models[model].sha256).toBe(whole.record!.evaluation!.models[model].sha256);
   });
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { CHAR_BASE_MODELS, rendererFor, TinkerBackend, type PolicyBackend, type Renderer } from '@rx/backend';
 import { QUEUE_NAME_LIST } from '@rx/contracts';
-import { createRxMetrics, type RxMetrics } from '@rx/metrics';
+import { createRxMetrics, type QueueSnapshot, type RxMetrics } from '@rx/metrics';
 import { backendFromConfig, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
 import { applySpecOverride, loadSpecText, parseSpec, type ExperimentSpec, type SpecOverride } from '@rx/spec';
 import { Queue } from 'bullmq';
@@ -332,7 +332,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const onAbort = () => abort.abort(opts.signal.reason ?? new Interrupted('interrupted'));
   if (opts.signal.aborted) onAbort();
   opts.signal.addEventListener('abort', onAbort, { once: true });
-  const metrics = createRxMetrics({ service: 'controller' });
+  let snapshot: (() => Promise<readonly QueueSnapshot[]>) | null = null;
+  const metrics = createRxMetrics({ service: 'controller', queueSnapshot: () => (snapshot ? snapshot() : Promise.resolve([])) });
   let current: PhaseName | null = null;
   const code = codeRevision(REPO_ROOT);
   state.beginAttempt(run.resumed, code.tree_sha256);
@@ -345,6 +346,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     const setupStarted = Date.now();
     current = 'setup';
     infra = await startInfra(run, opts, metrics, abort, () => current);
+    const repository = infra.bus.queueRepository;
+    snapshot = () => repository.snapshot(QUEUE_NAME_LIST);
     const renderer: Renderer = await rendererFor(run.spec.base_model);
     const data = opts.data ?? (await loadExperimentData(run.spec, { repoRoot: REPO_ROOT }));
     abort.signal.addEventListener('abort', () => infra?.bus.fail(abort.signal.reason instanceof Error ? abort.signal.reason : new Interrupted('interrupted')), { once: true });

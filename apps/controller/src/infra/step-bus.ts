@@ -47,6 +47,10 @@ export class StepBus {
     this.queues = new QueueRepository({ connections: this.connections, prefix: opts.prefix });
   }
 
+  get queueRepository(): QueueRepository {
+    return this.queues;
+  }
+
   get redisUrl(): string {
     return this.opts.redisUrl;
   }

@@ -126,7 +126,11 @@ async function runOnePilot(ctx: ExperimentContext, i: PilotInputs): Promise<{ re
   };
   ctx.dir.writeJson(path.join(dir, 'gate-report.json'), pilotReport);
   for (const line of pilotReport.lines) ctx.progress.info(`  ${line}`);
-  for (const g of report.results) ctx.metrics.setGate({ run: ctx.manifest.runId, arm: t.name, gate: g.metric }, gateValue(g.value), g.pass);
+  for (const g of report.results) {
+    ctx.metrics.setGate({ run: ctx.manifest.runId, arm: t.name, gate: g.metric }, gateValue(g.value), g.pass);
+    if (g.bound.min !== undefined) ctx.metrics.setGateBound(g.metric, 'min', g.bound.min);
+    if (g.bound.max !== undefined) ctx.metrics.setGateBound(g.metric, 'max', g.bound.max);
+  }
   return { report: pilotReport, treatment, baseline, heldout };
 }
 
