@@ -65,6 +65,17 @@ function stretched(doc: Json, p: JsonPath): Json {
   return out;
 }
 
+/** Fields the schemas leave unbounded today (the skipped BUG test); every other stretched field must be refused. */
+const KNOWN_UNBOUNDED: Record<QueueName, string[]> = {
+  'step-requests': ['initStatePath'],
+  'sample-requests': [],
+  rollouts: ['prompts.0.tokens', 'rollouts.0.tokens'],
+  'graded-rollouts': ['prompts.0.tokens', 'rollouts.0.tokens'],
+  'train-steps': ['prompts.0.tokens', 'rollouts.0.tokens'],
+  'step-events': ['record.rollouts', 'record.samplerPath'],
+  'dead-letters': ['sourceJobId', 'issues.0.path', 'issues.0.message'],
+};
+
 const startsWith = (path: ReadonlyArray<string | number>, prefix: JsonPath) => prefix.every((part, i) => path[i] === part);
 
 describe.each(QUEUE_NAME_LIST.map((q) => [q]))('queue payload fuzz: %s', (queue: QueueName) => {
@@ -102,24 +113,29 @@ describe.each(QUEUE_NAME_LIST.map((q) => [q]))('queue payload fuzz: %s', (queue:
     );
   });
 
-  it('a stretched string or array: never a throw, bounded time, and a refusal names the stretched field', () => {
+  it('a stretched string or array: never a throw, bounded time, refused (but for the known unbounded fields) naming the field', () => {
     const unnamed: string[] = [];
-    for (const p of stretchablePaths(valid)) {
+    const accepted: string[] = [];
+    const paths = stretchablePaths(valid);
+    expect(paths.length).toBeGreaterThan(3);
+    for (const p of paths) {
       const data = stretched(valid, p);
       const r = safeParse(schema, data, STRETCHED_CPU_MS);
+      if (r.success) accepted.push(p.join('.'));
       // named: the field itself, a field beside it (tokens stretched: "logprobs: 100001 tokens but 3 logprobs"),
       // or a container of it (a batch grown past 4096 entries)
       const near = (i: z.ZodIssue) => startsWith(i.path, p.slice(0, -1)) || startsWith(p, i.path as JsonPath);
       if (!r.success && !r.error.issues.some(near)) unnamed.push(`${p.join('.')}: ${r.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     }
     expect(unnamed).toEqual([]);
+    expect(accepted.filter((p) => !KNOWN_UNBOUNDED[queue].includes(p))).toEqual([]);
   });
 
   // BUG: libs/contracts leaves these fields without a maximum, so one field alone can outgrow the 1 MB inline
   // payload limit (INLINE_PAYLOAD_LIMIT_BYTES) and the schema still accepts it: tokenArraySchema
   // (prompt.schema.ts:5: prompts[].tokens, and rollouts[].tokens with logprobArraySchema, sampled-batch.schema.ts:13),
   // step-record.schema.ts:19 `rollouts` and :29 `samplerPath`, step-request.schema.ts:19 `initStatePath`,
-  // dead-letter.schema.ts:7 `sourceJobId` and :12 `issues[].path` / `issues[].message`. Run, the test lists them.
+  // dead-letter.schema.ts:7 `sourceJobId` and :12 `issues[].path` / `issues[].message` (KNOWN_UNBOUNDED; empty it with the fix).
   it.skip('every string and array is bounded by the schema', () => {
     const accepted = stretchablePaths(valid).filter((p) => safeParse(schema, stretched(valid, p), STRETCHED_CPU_MS).success);
     expect(accepted.map((p) => p.join('.'))).toEqual([]);

@@ -9,7 +9,7 @@ import { formatJsonPath, loadSpecText, parseSpec, type ExperimentSpec, type Spec
 import { run as validate } from '../../apps/cli/src/commands/validate.command';
 import { mapLimit, REPO_ROOT, runInProcess, spawnRx, STACK_TRACE, type CliResult } from './cli-harness';
 import { fuzzParams, fuzzRuns, fuzzTimeoutMs, SAMPLE_SEED, tryWithCpuTime } from './fuzz-config';
-import { damagedJsonText, getAt, jsonPaths, mutatedJson, smallJson, type Json, type JsonPath } from './json-mutation';
+import { damagedJsonText, getAt, jsonPaths, mutatedJson, smallJson, type Json } from './json-mutation';
 
 /** CPU milliseconds one spec may take to parse and check (a valid one takes well under 1 ms). */
 const SPEC_CPU_MS = 250;
