@@ -102,7 +102,7 @@ describe.each(BASES)('spec fuzz over %s', (_name, file) => {
   it('damaged JSON text: loadSpecText never throws; bad JSON is one `$: invalid JSON` error', () => {
     fc.assert(
       fc.property(damagedJsonText(base), (text) => {
-        // a backslash put before a letter of a string makes an escape (\n among them): the skipped line-break BUG below
+        // a backslash put before a letter of a string makes an escape (\n among them) (the line-break test below)
         const r = checked(() => loadSpecText(text), { oneLine: false });
         if (!r.ok && r.errors[0].startsWith('$: invalid JSON')) expect(r.errors).toHaveLength(1);
       }),
@@ -127,19 +127,12 @@ describe.each(BASES)('spec fuzz over %s', (_name, file) => {
     for (const doc of lineBreakSpecs()) checked(() => parseSpec(doc), { oneLine: false });
   });
 
-  // BUG: libs/spec/src/experiment-spec.schema.ts interpolates spec strings raw into cross-field messages (lines
-  // 113, 242, 267, 284, 287, 295, 296: one_of values, effective_config.arms, arm and criterion names, primary
-  // endpoints), so `rx validate` prints one error over two lines: e.g. embedded.json with
-  // activation_gate.checks[0].one_of = ["two\nlines"] gives
-  // "arms[1].group_size: 1 is not in activation_gate.checks[0].one_of [two<newline>lines] (…)". JSON.stringify
-  // the values, as the enum messages do.
-  it.skip('a line break in any string field never splits an error message over two lines', () => {
+  // fixed: spec strings in messages are escaped (parse-spec.ts oneLine)
+  it('a line break in any string field never splits an error message over two lines', () => {
     for (const doc of lineBreakSpecs()) checked(() => parseSpec(doc));
   });
 
-  // BUG: libs/spec/src/experiment-spec.schema.ts:284 compares effective_config.arms with the arm names joined by
-  // '\n', so effective_config.arms = ["grpo_gs8\ngs1_kernel"] (one entry) passes for arms grpo_gs8 and gs1_kernel.
-  it.skip('effective_config.arms must list the arm names, not a string that joins them', () => {
+  it('effective_config.arms must list the arm names, not a string that joins them', () => {
     const doc = structuredClone(base) as { arms: Array<{ name: string }>; feasibility: { effective_config: { arms: string[] } } };
     doc.feasibility.effective_config.arms = [doc.arms.map((a) => a.name).sort().join('\n')];
     expect(parseSpec(doc).ok).toBe(false);
@@ -169,11 +162,7 @@ describe('spec fuzz over arbitrary input', () => {
     );
   });
 
-  // BUG: libs/spec/src/parse-spec.ts:20 (loadSpecText) puts V8's JSON.parse message, which quotes the start of
-  // the file, into the error unescaped; only `\s*\n\s*` is collapsed, so a lone '\r', NUL or ESC from the file
-  // reaches the terminal in `rx validate`'s one-line error (e.g. loadSpecText('\r\u0000') gives
-  // `$: invalid JSON: Unexpected token '\u0000', "\r\u0000" is not valid JSON` with the raw characters).
-  it.skip('text with control characters: the invalid-JSON error carries none of them', () => {
+  it('text with control characters: the invalid-JSON error carries none of them', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom('\r', '\u0000', '\u001b', '[', '{', 'x', '"'), minLength: 1, maxLength: 20 }), (t) => {
         const r = checked(() => loadSpecText(t));

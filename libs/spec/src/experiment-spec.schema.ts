@@ -281,7 +281,7 @@ function crossFieldRules(spec: Spec, ctx: z.RefinementCtx): void {
   for (const [key, expected, where] of same) {
     if (eff[key] !== expected) issue([...effPath, key], `${JSON.stringify(eff[key])} differs from ${where} ${JSON.stringify(expected)}`);
   }
-  if ([...eff.arms].sort().join('\n') !== [...names].sort().join('\n')) issue([...effPath, 'arms'], `[${eff.arms.join(', ')}] differs from the arm names [${names.join(', ')}]`);
+  if (JSON.stringify([...eff.arms].sort()) !== JSON.stringify([...names].sort())) issue([...effPath, 'arms'], `[${eff.arms.join(', ')}] differs from the arm names [${names.join(', ')}]`);
   if (eff.max_tokens >= spec.max_seq_len) issue([...effPath, 'max_tokens'], `${eff.max_tokens} leaves no room for the prompt within max_seq_len ${spec.max_seq_len}`);
   if (spec.primary_endpoint !== undefined && spec.feasibility.primary_endpoint != null && spec.primary_endpoint !== spec.feasibility.primary_endpoint) {
     issue(['feasibility', 'primary_endpoint'], `'${spec.feasibility.primary_endpoint}' differs from primary_endpoint '${spec.primary_endpoint}'`);

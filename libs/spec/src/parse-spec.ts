@@ -17,7 +17,7 @@ export function loadSpecText(text: string): SpecParseResult {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    return { ok: false, errors: [`$: invalid JSON: ${why.replace(/\s*\n\s*/g, ' ')}`] };
+    return { ok: false, errors: [`$: invalid JSON: ${oneLine(why.replace(/\s*\n\s*/g, ' '))}`] };
   }
   return parseSpec(json);
 }
@@ -33,7 +33,17 @@ export function formatJsonPath(path: ReadonlyArray<string | number>): string {
   return out === '' ? '$' : out;
 }
 
+/** Control characters (line breaks, NUL, ESC…) from the spec's own strings are escaped, so each error stays one line. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function formatIssue(issue: z.ZodIssue): string[] {
+  return formatIssueLines(issue).map(oneLine);
+}
+
+function formatIssueLines(issue: z.ZodIssue): string[] {
   if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `${formatJsonPath([...issue.path, k])}: unknown field`);
   // zod's generic "Required" (a schema may carry its own, more telling message)
   if (issue.code === 'invalid_type' && issue.received === 'undefined' && issue.message === 'Required') return [`${formatJsonPath(issue.path)}: required field is missing`];
