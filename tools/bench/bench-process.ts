@@ -111,3 +111,9 @@ export function ownCpuSeconds(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 }
+
+// runqueue wait of a process's main thread: field 2 of /proc/<pid>/schedstat (ns spent runnable but not running) / 1e9
+export function runqueueWaitSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/);
+  return Number(fields[1]) / 1e9;
+}

@@ -5,20 +5,23 @@
 //   queues: the four services as child processes over BullMQ on the real Redis, the same policy server.
 // queues/direct is the whole cost of running as services; queues/http isolates the queue hops.
 import { TinkerBackend, type PolicyBackend } from '@rx/backend';
-import { jobIdFor, type QueueName, type StageName, type StageTimings, type StepRequest } from '@rx/contracts';
+import { jobIdFor, QUEUE_CATALOG, type QueueName, type StageName, type StageTimings, type StepRequest } from '@rx/contracts';
 import { EmbeddedBackend } from '@rx/embedded-model';
 import { gradeCompletion } from '@rx/grading';
-import { cachedRendererResolver, InProcessPipeline, NO_API_KEY } from '@rx/pipeline';
+import { cachedRendererResolver, InProcessPipeline, NO_API_KEY, RedisConnectionFactory } from '@rx/pipeline';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseNumericFlags } from './bench-args';
 import { benchCheckpoint } from './bench-checkpoint';
-import { startNodeProcess, type BenchProcess } from './bench-process';
+import { ownCpuSeconds, processCpuSeconds, runqueueWaitSeconds, startNodeProcess, type BenchProcess } from './bench-process';
+import { percentile } from '@rx/stats';
 import { fmt, median, ms, sum, verdict } from './bench-stats';
 import { ARMS, embeddedStepRequest, MAX_TOKENS } from './bench-steps';
 import { loadSampler, machineInfo, machineLine, reproduce, table, type Benchmark } from './benchmarks-doc';
-import { benchPrefix, deletePrefix, ServiceStack, StepDriver } from './service-stack';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { benchPrefix, deletePrefix, redisUrl, ServiceStack, StepDriver } from './service-stack';
 
 const MODES = ['direct', 'http', 'queues'] as const;
 type Mode = (typeof MODES)[number];
@@ -41,6 +44,10 @@ interface ModeStep {
   arms: ArmStep[];
   /** queues only: each job's BullMQ timestamps */
   hops?: Hop[];
+  /** CPU seconds over the step of this process, the policy server and the four services (all of them, busy or idle) */
+  cpu?: number;
+  /** seconds the four services' main threads waited for a core over the step (/proc/<pid>/schedstat) */
+  servicesRunqueueWait?: number;
 }
 
 /** the queues of one step in pipeline order, with the stage whose job id each carries */
@@ -55,6 +62,9 @@ const HOP_QUEUES: ReadonlyArray<[QueueName, StageName]> = [
 
 interface Hop {
   queue: QueueName;
+  arm: string;
+  /** the stage's own time for this arm-step (record.timings), ms; null where the stage is not timed */
+  stageMs: number | null;
   /** added to picked up by a worker (processedOn - timestamp), ms */
   waitMs: number;
   /** picked up to completed (finishedOn - processedOn), ms: the stage, parsing, enqueueing the next job */
@@ -84,16 +94,97 @@ async function inProcessStep(mode: Mode, pipeline: InProcessPipeline, step: numb
   return { mode, step, wall: (performance.now() - t0) / 1000, arms };
 }
 
-async function queuedStep(driver: StepDriver, step: number): Promise<ModeStep> {
-  const requests = ARMS.map((arm) => embeddedStepRequest('ovh-queues', arm, step));
-  const t0 = performance.now();
-  const events = await driver.runStep(requests);
-  const arms = events.map((e) => ({ mode: 'queues' as const, step, arm: e.event.arm, wall: (e.receivedAt - t0) / 1000, timings: e.event.record.timings }));
-  const wall = (Math.max(...events.map((e) => e.receivedAt)) - t0) / 1000;
-  return { mode: 'queues', step, wall, arms, hops: await hopsOf(driver, requests) };
+/** Redis PING round trips every 100 ms while `during` runs: what one Redis round trip costs on the loaded machine */
+async function withPings<T>(redis: Redis, pings: number[], during: () => Promise<T>): Promise<T> {
+  let on = true;
+  const loop = (async () => {
+    while (on) {
+      const t = performance.now();
+      await redis.ping();
+      pings.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  try {
+    return await during();
+  } finally {
+    on = false;
+    await loop;
+  }
 }
 
-async function hopsOf(driver: StepDriver, requests: readonly StepRequest[]): Promise<Hop[]> {
+async function queuedStep(driver: StepDriver, step: number, redis: Redis, pings: number[]): Promise<ModeStep> {
+  const requests = ARMS.map((arm) => embeddedStepRequest('ovh-queues', arm, step));
+  const t0 = performance.now();
+  const events = await withPings(redis, pings, () => driver.runStep(requests));
+  const arms = events.map((e) => ({ mode: 'queues' as const, step, arm: e.event.arm, wall: (e.receivedAt - t0) / 1000, timings: e.event.record.timings }));
+  const wall = (Math.max(...events.map((e) => e.receivedAt)) - t0) / 1000;
+  const stageMs = (arm: string, stage: StageName): number | null => {
+    const t = events.find((e) => e.event.arm === arm)?.event.record.timings;
+    const v = stage === 'prepare' || stage === 'complete' ? undefined : t?.[stage];
+    return v === undefined ? null : v * 1000;
+  };
+  return { mode: 'queues', step, wall, arms, hops: await hopsOf(driver, requests, stageMs) };
+}
+
+interface PayloadCost {
+  queue: QueueName;
+  bytes: number;
+  /** schema.parse of the payload, ms (the producer and the consumer each run one) */
+  parseMs: number;
+  /** JSON.stringify + JSON.parse, ms (BullMQ stores job data as JSON) */
+  jsonMs: number;
+}
+
+/** what validating and serialising one step's payloads costs, timed here on the jobs the services exchanged */
+async function payloadCosts(driver: StepDriver, req: StepRequest): Promise<PayloadCost[]> {
+  const costs: PayloadCost[] = [];
+  for (const [queue, stage] of HOP_QUEUES) {
+    const job = await driver.queues.queue(queue).getJob(jobIdFor(req, stage));
+    if (!job) continue;
+    const schema = QUEUE_CATALOG[queue].schema;
+    const time = (f: () => unknown) => {
+      const t: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const a = performance.now();
+        f();
+        t.push(performance.now() - a);
+      }
+      return median(t);
+    };
+    const json = JSON.stringify(job.data);
+    costs.push({ queue, bytes: Buffer.byteLength(json), parseMs: time(() => schema.parse(job.data)), jsonMs: time(() => JSON.parse(JSON.stringify(job.data))) });
+  }
+  return costs;
+}
+
+/** a bare BullMQ hop on this machine: add a job carrying `data` to a queue whose worker (in this process) does nothing; ms from add to completed */
+async function bareHopMs(prefix: string, data: unknown, rounds = 15): Promise<number> {
+  const connections = new RedisConnectionFactory(redisUrl(), { connectionName: 'rx-bench-bare-hop' });
+  const queue = new Queue('bench-bare-hop', { connection: connections.producer(), prefix });
+  const done = new Map<string, () => void>();
+  const worker = new Worker('bench-bare-hop', async () => undefined, { connection: connections.worker(), prefix });
+  worker.on('completed', (job) => done.get(job.id!)?.());
+  try {
+    await worker.waitUntilReady();
+    const times: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const id = `hop-${i}`;
+      const completed = new Promise<void>((resolve) => done.set(id, resolve));
+      const t = performance.now();
+      await queue.add('hop', data, { jobId: id, removeOnComplete: true });
+      await completed;
+      times.push(performance.now() - t);
+    }
+    return median(times);
+  } finally {
+    await worker.close();
+    await queue.close();
+    await connections.close();
+  }
+}
+
+async function hopsOf(driver: StepDriver, requests: readonly StepRequest[], stageMs: (arm: string, stage: StageName) => number | null): Promise<Hop[]> {
   const hops: Hop[] = [];
   for (const req of requests) {
     for (const [queue, stage] of HOP_QUEUES) {
@@ -101,7 +192,7 @@ async function hopsOf(driver: StepDriver, requests: readonly StepRequest[]): Pro
       // step-events: the controller's worker may still be marking it completed
       if (!job?.processedOn) continue;
       const finished = job.finishedOn ?? job.processedOn;
-      hops.push({ queue, waitMs: job.processedOn - job.timestamp, runMs: finished - job.processedOn });
+      hops.push({ queue, arm: req.arm, stageMs: stageMs(req.arm, stage), waitMs: job.processedOn - job.timestamp, runMs: finished - job.processedOn });
     }
   }
   return hops;
@@ -122,6 +213,10 @@ export const overheadBenchmark: Benchmark = {
     let driver: StepDriver | undefined;
     const backends: PolicyBackend[] = [];
     const results: ModeStep[] = [];
+    let costs: PayloadCost[] = [];
+    let bareHop = NaN;
+    const pings: number[] = [];
+    const redis = new Redis(redisUrl(), { maxRetriesPerRequest: 2, connectionName: 'rx-bench-ping' });
     const t0 = performance.now();
     try {
       server = await startNodeProcess('policy-server', 'tools/bench/policy-server.entry.ts', {
@@ -145,18 +240,30 @@ export const overheadBenchmark: Benchmark = {
         env: { RX_CONCURRENCY: String(o.concurrency) },
       });
       driver = new StepDriver(prefix);
+      const pids = [server.pid, ...stack.processes.map((p) => p.pid)];
+      const cpuNow = () => ownCpuSeconds() + pids.reduce((a, pid) => a + processCpuSeconds(pid), 0);
+      const servicePids = stack.processes.map((p) => p.pid);
+      const waitNow = () => servicePids.reduce((a, pid) => a + runqueueWaitSeconds(pid), 0);
       const total = o.warmup + o.steps;
       for (let step = 0; step < total; step++) {
         // rotate the order so no way always runs first (or last) in a round
         const order = MODES.map((_, i) => MODES[(i + step) % MODES.length]);
         for (const mode of order) {
-          const r = mode === 'queues' ? await queuedStep(driver, step) : await inProcessStep(mode, pipelines[mode], step);
-          process.stdout.write(`overhead: step ${step}${step < o.warmup ? ' (warm-up)' : ''} ${mode}: ${fmt(r.wall)} s\n`);
+          const [cpu0, wait0] = [cpuNow(), waitNow()];
+          const r = mode === 'queues' ? await queuedStep(driver, step, redis, pings) : await inProcessStep(mode, pipelines[mode], step);
+          r.cpu = cpuNow() - cpu0;
+          r.servicesRunqueueWait = waitNow() - wait0;
+          process.stdout.write(`overhead: step ${step}${step < o.warmup ? ' (warm-up)' : ''} ${mode}: ${fmt(r.wall)} s, ${fmt(r.cpu)} CPU s\n`);
           if (step >= o.warmup) results.push(r);
         }
       }
+      const lastGs1 = embeddedStepRequest('ovh-queues', 'gs1_kernel', total - 1);
+      costs = await payloadCosts(driver, lastGs1);
+      const rolloutsJob = await driver.queues.queue('rollouts').getJob(jobIdFor(lastGs1, 'grade'));
+      bareHop = await bareHopMs(prefix, rolloutsJob?.data ?? {});
     } finally {
       await driver?.close().catch(() => undefined);
+      await redis.quit().catch(() => redis.disconnect());
       await stack?.stop();
       await Promise.all(backends.map((b) => b.close().catch(() => undefined)));
       await server?.stop();
@@ -171,6 +278,9 @@ export const overheadBenchmark: Benchmark = {
     const armsOf = (m: Mode) => of(m).flatMap((r) => r.arms);
     const totalWall = (m: Mode) => sum(of(m).map((r) => r.wall));
     const residual = (a: ArmStep) => a.wall - stageSum(a.timings);
+    const totalCpu = (m: Mode) => sum(of(m).map((r) => r.cpu ?? 0));
+    const cpuQD = totalCpu('queues') / totalCpu('direct');
+    const cpuQH = totalCpu('queues') / totalCpu('http');
     const ratioQD = totalWall('queues') / totalWall('direct');
     const ratioQH = totalWall('queues') / totalWall('http');
     const ratioHD = totalWall('http') / totalWall('direct');
@@ -192,6 +302,7 @@ export const overheadBenchmark: Benchmark = {
         m,
         `${fmt(totalWall(m))} s`,
         `${fmt(median(of(m).map((r) => r.wall)))} s`,
+        `${fmt(totalCpu(m))} s`,
         ...STAGES.map(stage),
         ms(median(arms.map(residual))),
       ];
@@ -203,35 +314,71 @@ export const overheadBenchmark: Benchmark = {
     const hops = of('queues').flatMap((r) => r.hops ?? []);
     const hopRows = HOP_QUEUES.map(([queue, stage]) => {
       const h = hops.filter((x) => x.queue === queue);
-      if (h.length === 0) return [queue, stage, '-', '-'];
-      return [`\`${queue}\``, stage, `${fmt(median(h.map((x) => x.waitMs)))} ms`, `${fmt(median(h.map((x) => x.runMs)))} ms`];
+      if (h.length === 0) return [queue, stage, '-', '-', '-'];
+      const beyond = h.filter((x) => x.stageMs !== null).map((x) => x.runMs - x.stageMs!);
+      return [`\`${queue}\``, stage, `${fmt(median(h.map((x) => x.waitMs)))} ms`, `${fmt(median(h.map((x) => x.runMs)))} ms`, beyond.length ? `${fmt(median(beyond))} ms` : 'not timed'];
     });
+    const gradeHops = hops.filter((x) => x.queue === 'rollouts');
+    const gradeHopMs = gradeHops.length ? median(gradeHops.map((x) => x.waitMs + x.runMs)) : NaN;
+    const gradeStageMs = median(armsOf('queues').map((a) => (a.timings.grade ?? 0) * 1000));
+    const beyondPerArmStep = sum(HOP_QUEUES.map(([q]) => {
+      const b = hops.filter((x) => x.queue === q && x.stageMs !== null).map((x) => x.runMs - x.stageMs!);
+      return b.length ? median(b) : 0;
+    }));
     const waitPerArmStep = sum(HOP_QUEUES.map(([q]) => {
       const h = hops.filter((x) => x.queue === q);
       return h.length ? median(h.map((x) => x.waitMs)) : 0;
     }));
     const hopMet = hopMedianMs <= 25;
+    const costRows = costs.map((c) => [`\`${c.queue}\``, `${fmt(c.bytes / 1024)} KiB`, `${fmt(c.parseMs)} ms`, `${fmt(c.jsonMs)} ms`]);
+    // per hop: the producer parses, BullMQ serialises, the consumer deserialises and parses again
+    const edgeCostMs = sum(costs.map((c) => 2 * c.parseMs + c.jsonMs));
+    const medianStep = median(of('queues').map((r) => r.wall));
+    const stepRatios = of('queues').map((q) => q.wall / of('direct').find((d) => d.step === q.step)!.wall);
+    const perStepRatios = of('queues').map((q) => fmt(q.wall / of('direct').find((d) => d.step === q.step)!.wall)).join(', ');
     const notes: string[] = [];
-    if (ratioQD > 1.02) {
-      const protocolShare = (totalWall('http') - totalWall('direct')) / (totalWall('queues') - totalWall('direct'));
+    const signed = (seconds: number) => `${seconds >= 0 ? '+' : ''}${ms(seconds)}`;
+    if (ratioQD > 1.02 && cpuQD <= 1.02) {
       notes.push(
-        `- queues/direct misses 1.02 by ${fmt(ratioQD - 1.02)}. Of the extra ${fmt(totalWall('queues') - totalWall('direct'))} s, ` +
-          `${fmt(100 * Math.max(0, protocolShare), 2)} % is already there with the model behind HTTP in one process (http/direct ${fmt(ratioHD)}): ` +
-          'the Tinker wire protocol costs two or three round trips per backend call (submit, long-poll `retrieve_future`), and the sampler makes ' +
-          `two calls per prompt (64 prompts = 128 calls for gs1_kernel, ${o.concurrency} in flight). What closes it: fewer calls per step ` +
-          '(one `asample` with `prompt_logprobs` per prompt instead of a separate `computeLogprobs`; batched prompts per request), ' +
-          'or a transport without the long-poll round trip; the queue hops themselves are the part below.',
+        `- queues/direct misses 1.02 in wall time by ${fmt(ratioQD - 1.02)} while the CPU all the processes spent is within it (${fmt(cpuQD)}): ` +
+          'the wall gap is waiting for a core on an oversubscribed machine (the four services, the policy server and this process are ' +
+          'six runnable processes among the other work), not work the queues add. It closes on a machine with the cores the deployment ' +
+          'gives each service.',
+      );
+    }
+    if (cpuQD > 1.02) {
+      const extraCpu = totalCpu('queues') - totalCpu('direct');
+      const protocolCpu = totalCpu('http') - totalCpu('direct');
+      notes.push(
+        `- In CPU time queues/direct misses 1.02 by ${fmt(cpuQD - 1.02)}. Of the extra ${fmt(extraCpu)} CPU s, ${fmt(100 * Math.max(0, protocolCpu / extraCpu), 2)} % ` +
+          `is already there with the model behind HTTP in one process (http/direct ${fmt(totalCpu('http') / totalCpu('direct'))} in CPU): the Tinker wire ` +
+          'protocol costs two or three requests per backend call (submit, long-poll `retrieve_future`), and the sampler makes two calls per prompt ' +
+          `(64 prompts = 128 calls for gs1_kernel, ${o.concurrency} in flight), each parsed (JSON, zod) on both ends. What closes it: fewer calls per step ` +
+          '(one `asample` with `prompt_logprobs` per prompt instead of a separate computeLogprobs halves the sampler\'s calls), or the embedded ' +
+          'model in the process of its one caller where the services share a host with it; the queue hops themselves are the part below.',
       );
     }
     if (ratioQH > 1.02) {
       notes.push(
-        `- queues/http misses 1.02 by ${fmt(ratioQH - 1.02)} (per-step wall difference, median ${ms(median(wallDiffQH))}). ` +
-          'Under this load the four service processes compete with the policy server for 2 cores; the stage times themselves move by ' +
-          `${stageDelta.join(', ')} (queues minus direct, median per arm-step).`,
+        `- queues/http misses 1.02 by ${fmt(ratioQH - 1.02)} in wall time (per-step difference, median ${signed(median(wallDiffQH))}); in CPU time it is ${fmt(cpuQH)}. ` +
+          `The stage times themselves move by ${stageDelta.join(', ')} (queues minus direct, median per arm-step).`,
       );
     }
     if (!hopMet) {
-      notes.push(`- the queue hops add ${fmt(hopMedianMs)} ms per arm-step at the median, over the 25 ms target by ${fmt(hopMedianMs - 25)} ms.`);
+      notes.push(
+        `- The queue hops add ${fmt(hopMedianMs)} ms per arm-step at the median, over the 25 ms target by ${fmt(hopMedianMs - 25)} ms. ` +
+          `Waiting for a worker is ${fmt(waitPerArmStep)} ms of it (sum of the median waits); the jobs of sample, grade, advantage and train run ` +
+          `${fmt(beyondPerArmStep)} ms beyond their stage functions (sum of medians, table above), of which validating the payloads at both edges ` +
+          `and the JSON round trip is ${fmt(edgeCostMs)} ms (table below). A bare BullMQ hop carrying the same rollouts payload to a worker that ` +
+          `does nothing took ${fmt(bareHop)} ms from add to completed here (median of 15, in this process, which is already awake): BullMQ and ` +
+          `Redis are not where the time goes. The four services' main threads waited for a core ${fmt((1000 * median(of('queues').map((r) => r.servicesRunqueueWait ?? 0))) / ARMS.length)} ms ` +
+          'per arm-step at the median over the step (/proc/<pid>/schedstat; inside the stages and between them): each hop wakes a process that was idle, and each of its Redis and HTTP replies ' +
+          `wakes it again, on cores the load average (${fmt(Math.min(...loads), 2)}-${fmt(Math.max(...loads), 2)}) says are shared several ` +
+          'times over (a Redis PING from this process: ' + `${fmt(median(pings))} ms at the median, ${fmt(percentile(pings, 90))} ms at p90). ` +
+          'What would close it: cores that are not oversubscribed (one pod per ' +
+          `service), and fewer hops for the cheap stages: grading takes ${fmt(gradeStageMs)} ms of a ${fmt(gradeHopMs)} ms hop (wait + run), so the ` +
+          'grade stage could run inside the advantage job (one queue fewer per step).',
+      );
     }
 
     const markdown = [
@@ -246,22 +393,32 @@ export const overheadBenchmark: Benchmark = {
         'server (TinkerBackend over HTTP); *queues*: sampler, grader, advantage and trainer as four child processes (their real main.ts) on BullMQ ' +
         `and the real Redis (${'REDIS_URL'}), the same policy server, this process as the controller.`,
       '',
-      table(['way', 'timed wall', 'median step (both arms)', ...STAGES.map((s) => `${s} (median/arm)`), 'outside stages (median/arm)'], rows),
+      table(['way', 'timed wall', 'median step (both arms)', 'CPU, all processes', ...STAGES.map((s) => `${s} (median/arm)`), 'outside stages (median/arm)'], rows),
       '',
-      `- **queues / direct = ${fmt(ratioQD)}** in wall time: ${verdict(ratioQD, 1.02, 'max')}; per step +${ms(median(wallDiffQD))} at the median.`,
+      `- **queues / direct = ${fmt(ratioQD)}** in wall time: ${verdict(ratioQD, 1.02, 'max')}; per step ${signed(median(wallDiffQD))} at the median.`,
       `- queues / http = ${fmt(ratioQH)} (the queues and service processes alone); http / direct = ${fmt(ratioHD)} (the HTTP protocol alone).`,
+      `- In CPU time, which the other work on the machine does not stretch (summed over this process, the policy server and the four services): ` +
+        `**queues / direct = ${fmt(cpuQD)}**: ${verdict(cpuQD, 1.02, 'max')}; queues / http = ${fmt(cpuQH)}: ${verdict(cpuQH, 1.02, 'max')}.`,
+      `- A bare BullMQ hop (same rollouts payload, a worker that does nothing) took ${fmt(bareHop)} ms from add to completed on this machine during this run.`,
       `- **queue hops: +${fmt(hopMedianMs)} ms per arm-step at the median** (time outside the stages, queues minus http, paired by step and arm): ${verdict(hopMedianMs, 25, 'max', ' ms')}.`,
       '',
       'Where an arm-step spends its time in *queues*, from the BullMQ timestamps of its six jobs (median over arm-steps): ' +
         `*wait* is added to picked up by a worker, *run* is picked up to completed (the stage, parsing, enqueueing the next job). Sum of the median waits: ${fmt(waitPerArmStep)} ms per arm-step.`,
       '',
-      table(['queue', 'consumer stage', 'wait', 'run'], hopRows),
+      table(['queue', 'consumer stage', 'wait', 'run', 'run beyond the stage function'], hopRows),
       '',
+      'Validation and JSON per payload of the last gs1_kernel step, timed in this process (median of 11):',
+      '',
+      table(['queue', 'payload', 'schema.parse', 'JSON round trip'], costRows),
+      '',
+      `- Per-step queues/direct ratios: ${perStepRatios} (median ${fmt(median(stepRatios))}). Under this load the step-to-step spread is far wider than the 2 % target, ` +
+        `so the wall ratio cannot resolve it; the hop cost measured directly implies queues/http between ${fmt(1 + hopMedianMs / 1000 / medianStep, 4)} ` +
+        `(hops of the two arms overlapping) and ${fmt(1 + (2 * hopMedianMs) / 1000 / medianStep, 4)} (not overlapping) at this step time.`,
       '- "outside stages" = request to step-complete minus (sample + grade + advantage + train): the prepare stage (saveWeightsForSampler), payload parsing, and in *queues* the five hops.',
       ...notes,
     ].join('\n');
     const lines = [
-      `overhead: queues/direct ${fmt(ratioQD)} (target <= 1.02), queues/http ${fmt(ratioQH)}, http/direct ${fmt(ratioHD)}`,
+      `overhead: wall queues/direct ${fmt(ratioQD)} (target <= 1.02), queues/http ${fmt(ratioQH)}, http/direct ${fmt(ratioHD)}; CPU queues/direct ${fmt(cpuQD)}, queues/http ${fmt(cpuQH)}`,
       `overhead: queue hops +${fmt(hopMedianMs)} ms per arm-step at the median (target <= 25)`,
     ];
     return { markdown, lines };

@@ -124,7 +124,8 @@ export const samplerConcurrencyBenchmark: Benchmark = {
           'a process gets well under a core, so the requests queue for CPU rather than for the latency). ' +
           'What would close it: one `asample` per prompt that also returns the prompt logprobs (`prompt_logprobs: true`, which the wire already ' +
           'has) instead of a separate computeLogprobs call halves the requests; one sampling session per sampler path, reused by the jobs of a ' +
-          'step, removes the extra round trip (to about 1.0x-1.1x here, when the per-request CPU is small next to the latency, as with Tinker).',
+          'step, removes the extra round trip. With both, a batch is 2 latencies plus the CPU of 64 calls: within 1.2x of one call where the CPU per ' +
+          'request is small next to the latency (Tinker\'s latency is spent off this machine), not on 2 oversubscribed cores.',
       );
     }
     const atDefault = batches[1];

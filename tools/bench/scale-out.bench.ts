@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseNumericFlags } from './bench-args';
-import { processCpuSeconds, startNodeProcess, type BenchProcess } from './bench-process';
-import { fmt, scalingEfficiency, verdict } from './bench-stats';
+import { processCpuSeconds, runqueueWaitSeconds, startNodeProcess, type BenchProcess } from './bench-process';
+import { fmt, median, scalingEfficiency, verdict } from './bench-stats';
 import { embeddedStepRequest } from './bench-steps';
 import { loadSampler, machineInfo, machineLine, reproduce, table, type Benchmark } from './benchmarks-doc';
 import { benchPrefix, deletePrefix, QueueSink, redisUrl, ServiceStack } from './service-stack';
@@ -35,6 +35,10 @@ interface Round {
   /** CPU seconds of the k samplers and of the k graders over the timed window */
   samplerCpu: number;
   graderCpu: number;
+  /** seconds the main threads of the server, samplers and graders waited for a core (runnable, not running) */
+  runqueueWait: number;
+  /** median picked-up-to-completed of the timed sample-requests jobs, seconds */
+  jobSeconds: number;
   startSeconds: number;
 }
 
@@ -69,11 +73,19 @@ async function round(k: number, jobsPerWorker: number, server: BenchProcess, sam
     await sink.waitFor(warm, 120_000);
     const jobs = k * jobsPerWorker;
     const cpuOf = (prefix: string) => stack.processes.filter((p) => p.name.startsWith(prefix)).reduce((sum, p) => sum + processCpuSeconds(p.pid), 0);
-    const [cpu0, sampler0, grader0] = [processCpuSeconds(server.pid), cpuOf('sampler'), cpuOf('grader')];
+    const pids = [server.pid, ...stack.processes.map((p) => p.pid)];
+    const waitNow = () => pids.reduce((sum, pid) => sum + runqueueWaitSeconds(pid), 0);
+    const [cpu0, sampler0, grader0, wait0] = [processCpuSeconds(server.pid), cpuOf('sampler'), cpuOf('grader'), waitNow()];
     const start = performance.now();
     await enqueue('timed', jobs);
     await sink.waitFor(warm + jobs, 300_000);
     const timed = sink.arrivals.slice(warm);
+    const runqueueWait = waitNow() - wait0;
+    const durations: number[] = [];
+    for (let i = 0; i < jobs; i++) {
+      const job = await queues.queue('sample-requests').getJob(jobIdFor({ runId: 'timed', arm: 'grpo_gs8', step: i }, 'sample'));
+      if (job?.processedOn && job.finishedOn) durations.push((job.finishedOn - job.processedOn) / 1000);
+    }
     const seconds = (Math.max(...timed.map((a) => a.at)) - start) / 1000;
     return {
       k,
@@ -83,6 +95,8 @@ async function round(k: number, jobsPerWorker: number, server: BenchProcess, sam
       serverCpu: processCpuSeconds(server.pid) - cpu0,
       samplerCpu: cpuOf('sampler') - sampler0,
       graderCpu: cpuOf('grader') - grader0,
+      runqueueWait,
+      jobSeconds: durations.length > 0 ? median(durations) : NaN,
       startSeconds,
     };
   } finally {
@@ -138,6 +152,8 @@ export const scaleOutBenchmark: Benchmark = {
       fmt(rate(r) / base),
       fmt(scalingEfficiency(base, rate(r), r.k)),
       `${fmt((100 * r.serverCpu) / r.seconds, 2)} / ${fmt((100 * r.samplerCpu) / r.seconds, 2)} / ${fmt((100 * r.graderCpu) / r.seconds, 2)} %`,
+      `${fmt(r.jobSeconds * 1000)} ms`,
+      `${fmt(r.runqueueWait / r.seconds)}`,
       `${fmt(r.startSeconds)} s`,
     ]);
     const worst = Math.min(...rounds.map((r) => scalingEfficiency(base, rate(r), r.k)));
@@ -149,15 +165,16 @@ export const scaleOutBenchmark: Benchmark = {
     const cpuPct = (r: Round) => (100 * (r.serverCpu + r.samplerCpu + r.graderCpu)) / r.seconds;
     if (worst < 0.8) {
       const at = rounds.find((r) => scalingEfficiency(base, rate(r), r.k) === worst)!;
+      const one = rounds[0];
       notes.push(
-        `- Scaling misses 0.8 by ${fmt(0.8 - worst)} (at ${at.k} workers). The pipeline's processes used ${fmt(cpuPct(rounds[0]), 2)} % of one core at ` +
-          `1 worker and ${fmt(cpuPct(at), 2)} % at ${at.k} (server ${fmt((100 * at.serverCpu) / at.seconds, 2)} %, samplers ` +
-          `${fmt((100 * at.samplerCpu) / at.seconds, 2)} %, graders ${fmt((100 * at.graderCpu) / at.seconds, 2)} %), on 2 cores whose load average ` +
-          `was ${fmt(Math.max(...loads), 2)} at its highest: each runnable process gets a fraction of a core, so past 1-2 workers the ` +
-          'fan-out waits for CPU rather than for the backend\'s latency. The time per rollout that does not shrink is CPU per request ' +
-          '(HTTP, JSON and zod on both ends, 2 requests per backend call, 2 calls per prompt, a sampling session per job). What would close it: ' +
-          'a machine with a core per worker, or fewer requests per rollout (the prompt logprobs returned by the sampling request itself, one ' +
-          'sampling session per sampler path and step); against Tinker the latency is not on these cores and the same code is latency-bound.',
+        `- Scaling misses 0.8 by ${fmt(0.8 - worst)} (at ${at.k} workers). The backend's latency is fixed, yet a sample job takes ` +
+          `${fmt(one.jobSeconds * 1000)} ms at 1 worker and ${fmt(at.jobSeconds * 1000)} ms at ${at.k} (3 latencies = ${fmt(3 * o.latency)} ms is the floor). ` +
+          `The main threads of the server, samplers and graders waited for a core ${fmt(one.runqueueWait / one.seconds)} s per wall second at 1 worker and ` +
+          `${fmt(at.runqueueWait / at.seconds)} s at ${at.k} (/proc/<pid>/schedstat), while using ${fmt(cpuPct(one), 2)} % and ${fmt(cpuPct(at), 2)} % of one core: ` +
+          `on 2 cores with a load average up to ${fmt(Math.max(...loads), 2)}, each added process gets a slice of the same cores, so the ` +
+          'fan-out queues for CPU, not for the backend. What would close it: cores for the workers (the deployment\'s one pod per replica), ' +
+          'and fewer requests per rollout (the prompt logprobs returned by the sampling request itself, one sampling session per sampler ' +
+          'path and step), which cuts the CPU each rollout needs; against Tinker the latency is spent off this machine.',
       );
     }
     const markdown = [
@@ -170,7 +187,7 @@ export const scaleOutBenchmark: Benchmark = {
         'sample-requests jobs per worker (8 prompts x 8 samples = 64 rollouts each, after one warm-up job per worker slot) and counts the rollouts ' +
         `arriving on graded-rollouts. Latency-bound ideal for one worker: ${fmt(idealRate)} rollouts/s (3 latencies per job, ${JOB_CONCURRENCY} jobs at once).`,
       '',
-      table(['workers (sampler + grader each)', 'jobs', 'rollouts', 'wall', 'rollouts/s', 'speed-up', 'efficiency (speed-up / k)', 'CPU: server / samplers / graders (% of one core)', 'start-up of the workers'], rows),
+      table(['workers (sampler + grader each)', 'jobs', 'rollouts', 'wall', 'rollouts/s', 'speed-up', 'efficiency (speed-up / k)', 'CPU: server / samplers / graders (% of one core)', 'sample job (median)', 'runqueue wait per wall second', 'start-up of the workers'], rows),
       '',
       `- **Efficiency at ${r4.k} workers = ${fmt(e4)}**, the lowest over k = ${WORKERS.join(', ')}: ${fmt(worst)}: ${verdict(worst, 0.8, 'min')}.`,
       ...notes,
