@@ -8,6 +8,9 @@ import { baseParamSpecs, validateConfig, type TransformerConfig } from './transf
 /** The base model name LoRA training clients of the embedded backend accept. */
 export const EMBEDDED_BASE_MODEL = 'rx/char-lm';
 
+/** Every name the embedded backend answers to: its own and the one specs/embedded.json pre-registers. */
+export const EMBEDDED_BASE_MODEL_NAMES: readonly string[] = [EMBEDDED_BASE_MODEL, 'rx-embedded/char-lm'];
+
 /** models/char-lm at the repository root (this file is libs/embedded-model/src/base-checkpoint.ts). */
 export const DEFAULT_BASE_CHECKPOINT = path.resolve(__dirname, '..', '..', '..', 'models', 'char-lm');
 

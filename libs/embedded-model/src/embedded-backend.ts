@@ -15,7 +15,7 @@ import type {
 } from '@rx/backend';
 import * as path from 'node:path';
 import { adamwStep, initAdamW, type AdamWState } from './adamw';
-import { DEFAULT_BASE_CHECKPOINT, EMBEDDED_BASE_MODEL, readBaseCheckpoint, type BaseCheckpoint } from './base-checkpoint';
+import { DEFAULT_BASE_CHECKPOINT, EMBEDDED_BASE_MODEL, EMBEDDED_BASE_MODEL_NAMES, readBaseCheckpoint, type BaseCheckpoint } from './base-checkpoint';
 import { lossAndGrads, padDatums, sequenceLogprobs } from './loss-gradients';
 import { checkParams, disposeTensors, initLoraParams, toTensors, zerosLike, type ParamSet, type TensorMap } from './param-set';
 import { sampleBatch } from './sampler';
@@ -91,7 +91,7 @@ export class EmbeddedBackend implements PolicyBackend {
   }
 
   async createLoraTrainingClient(config: LoraConfig): Promise<EmbeddedTrainingClient> {
-    if (config.baseModel !== EMBEDDED_BASE_MODEL) {
+    if (!EMBEDDED_BASE_MODEL_NAMES.includes(config.baseModel)) {
       throw new Error(`the embedded backend serves base model '${EMBEDDED_BASE_MODEL}', not '${config.baseModel}'`);
     }
     if (!Number.isInteger(config.rank) || config.rank < 1 || config.rank > MAX_RANK) throw new Error(`LoRA rank must be an integer in 1..${MAX_RANK}, got ${config.rank}`);
