@@ -25,6 +25,8 @@ const envSchema = z.object({
   CHAOS_CONCURRENCY: int(1).default(16),
   CHAOS_STEP_TIMEOUT_MS: int(1000).default(120_000),
   CHAOS_HOLD_FILE: z.string().min(1).optional(),
+  /** the base model the backend serves, when the spec names it otherwise (the embedded model is 'rx/char-lm') */
+  CHAOS_BASE_MODEL: z.string().min(1).optional(),
 });
 
 async function main(): Promise<number> {
@@ -41,7 +43,7 @@ async function main(): Promise<number> {
       redisUrl: env.REDIS_URL,
       prefix: env.RX_QUEUE_PREFIX,
       backend,
-      spec: parsed.spec,
+      spec: env.CHAOS_BASE_MODEL ? { ...parsed.spec, base_model: env.CHAOS_BASE_MODEL } : parsed.spec,
       runId: env.CHAOS_RUN_ID,
       outDir: env.CHAOS_OUT,
       steps: env.CHAOS_STEPS,

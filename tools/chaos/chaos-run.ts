@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { jobIdFor, type QueueName } from '@rx/contracts';
+import { EMBEDDED_BASE_MODEL } from '@rx/embedded-model';
 import { RedisRolloutWindowStore, RedisTrainerStepLedger } from '@rx/pipeline';
 import { backendOptimizerSteps } from './backend-steps';
 import type { RunResult } from './chaos-controller';
@@ -26,8 +27,11 @@ export interface InjectedFault {
   fault: Fault;
   /** the step it finally landed in (a fault carried over from a step that finished first lands later) */
   step: number;
-  /** mid-job: the stage's job was running when it hit; queued: waiting for a worker; late: after the last step */
-  landed: 'mid-job' | 'queued' | 'late' | 'not-injected';
+  /**
+   * mid-job: the stage's job was running when it hit; queued: waiting for a worker; mid-step: the step in flight
+   * past that stage (controller, Redis, policy server); late: after the last step (during the evaluation)
+   */
+  landed: 'mid-job' | 'queued' | 'mid-step' | 'late' | 'not-injected';
   /** the restart after it brought the process (or Redis) back */
   recovered: boolean;
   restartMs: number;
@@ -70,6 +74,9 @@ async function jobState(admin: Redis, prefix: string, queue: QueueName, jobId: s
   return waiting !== null || delayed !== null ? 'queued' : 'gone';
 }
 
+/** targets whose fault must land while their own stage's job is there */
+const STAGE_BOUND: ReadonlySet<string> = new Set(['sampler', 'grader', 'advantage', 'trainer']);
+
 /** faults in flight at once at most (on different targets; one at a time per target) */
 const MAX_CONCURRENT_FAULTS = 2;
 
@@ -87,6 +94,7 @@ export async function executeRun(stack: ChaosStack, o: RunOptions): Promise<RunO
     CHAOS_STEPS: String(o.steps),
     CHAOS_EVAL_ITEMS: String(o.evalItems),
     CHAOS_HOLD_FILE: holdFile,
+    ...(stack.opts.model === 'embedded' ? { CHAOS_BASE_MODEL: EMBEDDED_BASE_MODEL } : {}),
   };
   const startController = (): Promise<ManagedProcess> =>
     launch({ name: 'chaos-controller', entry: 'tools/chaos/chaos-controller.process.ts', env, logFile: path.join(stack.logsDir, `controller-${o.runId}.log`), waitReady: false });
@@ -151,14 +159,23 @@ export async function executeRun(stack: ChaosStack, o: RunOptions): Promise<RunO
           }
           const jobId = jobIdFor({ runId: o.runId, arm: p.fault.arm, step: p.step }, p.fault.stage);
           const state = await jobState(admin, stack.prefix, QUEUE_OF_STAGE[p.fault.stage], jobId);
-          if (state !== 'gone') {
-            p.seenAt ??= now;
-            if (now - p.seenAt >= p.fault.delayMs) {
+          if (state !== 'gone') p.seenAt ??= now;
+          const committed = (await ledger.status({ runId: o.runId, arm: p.fault.arm })).committed >= p.step;
+          if (p.seenAt !== null && now - p.seenAt >= p.fault.delayMs) {
+            if (state !== 'gone') {
               pending.splice(pending.indexOf(p), 1);
               fire(p, state === 'active' ? 'mid-job' : 'queued');
+              continue;
             }
-          } else if ((await ledger.status({ runId: o.runId, arm: p.fault.arm })).committed >= p.step) {
-            p.step++; // its step finished before the stage was seen: the next step
+            // a service's fault belongs to its stage; the others only need the step to be in flight
+            if (!STAGE_BOUND.has(p.fault.target) && !committed) {
+              pending.splice(pending.indexOf(p), 1);
+              fire(p, 'mid-step');
+              continue;
+            }
+          }
+          if (state === 'gone' && (committed || (p.seenAt !== null && STAGE_BOUND.has(p.fault.target)))) {
+            p.step++; // its stage (or step) finished before the fault could land: the next step
             p.seenAt = null;
           }
         } catch {

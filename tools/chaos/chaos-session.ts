@@ -99,7 +99,7 @@ export function formatReport(r: SessionReport): string {
   const all = r.runs.flatMap((x) => x.faults.filter((f) => f.landed !== 'not-injected'));
   const byTarget = FAULT_TARGETS.map((t) => `${t} ${all.filter((f) => f.fault.target === t).length}`).join(', ');
   lines.push('');
-  lines.push(`faults injected: ${all.length} (${byTarget}); mid-job ${all.filter((f) => f.landed === 'mid-job').length}, queued ${all.filter((f) => f.landed === 'queued').length}, after the last step ${all.filter((f) => f.landed === 'late').length}`);
+  lines.push(`faults injected: ${all.length} (${byTarget}); mid-job ${all.filter((f) => f.landed === 'mid-job').length}, queued ${all.filter((f) => f.landed === 'queued').length}, mid-step ${all.filter((f) => f.landed === 'mid-step').length}, after the last step ${all.filter((f) => f.landed === 'late').length}`);
   lines.push(`recovered: ${all.filter((f) => f.recovered).length}/${all.length}`);
   lines.push(`runs identical to the clean run: ${r.runs.filter((x) => !x.error && x.differences.length === 0 && x.problems.length === 0).length}/${r.runs.length}`);
   if (r.clean.error || r.clean.problems.length > 0) lines.push(`the clean run failed: ${r.clean.error ?? r.clean.problems.join('; ')}`);

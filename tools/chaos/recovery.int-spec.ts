@@ -54,7 +54,7 @@ function expectRecovered(out: RunOutcome, faults: Fault[]): void {
   expect(out.faults).toHaveLength(faults.length);
   for (const f of out.faults) {
     expect({ target: f.fault.target, recovered: f.recovered }).toEqual({ target: f.fault.target, recovered: true });
-    expect(['mid-job', 'queued']).toContain(f.landed);
+    expect(['mid-job', 'queued', 'mid-step']).toContain(f.landed);
   }
   for (const arm of Object.values(out.result!.arms)) expect(arm.records.at(-1)!.optimizerStep).toBe(STEPS);
 }
