@@ -194,7 +194,11 @@ export function openRun(opts: Pick<RunOptions, 'specPath' | 'outDir' | 'override
   if (dir.exists(dir.runFile)) {
     const existing = readManifest(dir);
     const state = dir.readJsonIfExists<{ status?: string }>(dir.stateFile);
-    throw new RunUserError(`${opts.outDir} already holds run ${existing.runId} (${state?.status ?? 'unknown'}): resume it with --resume ${opts.outDir}, or choose another --out`);
+    const status = state?.status ?? 'unknown';
+    if (status === 'complete' || status === 'stopped') {
+      throw new RunUserError(`${opts.outDir} already holds run ${existing.runId}, ${status} (rx status ${opts.outDir}); to run again, remove it or choose another --out`);
+    }
+    throw new RunUserError(`${opts.outDir} already holds run ${existing.runId} (${status}): resume it with --resume ${opts.outDir}, or choose another --out`);
   }
   if (!dir.isEmpty()) throw new RunUserError(`${opts.outDir} is not empty and holds no run: choose an empty or new directory for --out`);
   const manifest: RunManifest = {
