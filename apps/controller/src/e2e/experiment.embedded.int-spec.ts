@@ -24,7 +24,7 @@ if (!haveModel) console.warn(`controller e2e: the embedded checkpoint ${CHECKPOI
     const steps = 1;
     const nEval = 16;
     const override = path.join(work, 'override.json');
-    writeFileSync(override, JSON.stringify({ steps, dataset: { n_examples: 64 }, eval: { n_examples: nEval }, feasibility: { effective_config: { steps, n_eval: nEval } } }));
+    writeFileSync(override, JSON.stringify({ steps, dataset: { n_examples: 128 }, eval: { n_examples: nEval }, feasibility: { effective_config: { steps, n_eval: nEval } } }));
     const out = path.join(work, 'run');
     const r = cli(['run', '--spec', 'specs/embedded.json', '--override', override, '--out', out, '--port', 'off']);
     if (r.status !== 0) throw new Error(`rx run exited ${r.status}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);

@@ -63,6 +63,9 @@ describe('opening a run', () => {
     })();
     expect(err?.message).toMatch(/the spec with this override is invalid/);
     expect(err?.details.join('\n')).toMatch(/feasibility\.effective_config\.steps|dataset\.n_examples/);
+    const small = path.join(root, 'small.json');
+    writeFileSync(small, JSON.stringify({ steps: 1, dataset: { n_examples: 64 }, feasibility: { effective_config: { steps: 1 } } }));
+    expect(() => openRun({ specPath: EMBEDDED, outDir: path.join(root, 'w'), overridePath: small, services: 'spawn', config: config() })).toThrow(/dataset\.n_examples is 64, but the pilot's 2 gs1_kernel steps draw 128 prompts/);
     writeFileSync(path.join(root, 'stray.txt'), 'x');
     expect(() => openRun({ specPath: EMBEDDED, outDir: root, services: 'spawn', config: config() })).toThrow(/not empty and holds no run/);
     expect(() => openRun({ specPath: path.join(root, 'nope.json'), outDir: path.join(root, 'y'), services: 'spawn', config: config() })).toThrow(/cannot read spec .*no such file/);

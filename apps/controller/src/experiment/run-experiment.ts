@@ -10,7 +10,7 @@ import { CHAR_BASE_MODELS, rendererFor, TinkerBackend, type PolicyBackend, type 
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import { createRxMetrics, type QueueSnapshot, type RxMetrics } from '@rx/metrics';
 import { backendFromConfig, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
-import { applySpecOverride, loadSpecText, parseSpec, type ExperimentSpec, type SpecOverride } from '@rx/spec';
+import { applySpecOverride, loadSpecText, parseSpec, pilotSettings, treatmentArm, type ExperimentSpec, type SpecOverride } from '@rx/spec';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ControllerConfig } from '../config';
@@ -186,6 +186,11 @@ export function openRun(opts: Pick<RunOptions, 'specPath' | 'outDir' | 'override
     if (!applied.ok) throw new RunUserError(`${opts.overridePath}: the spec with this override is invalid (${applied.errors.length} error${applied.errors.length === 1 ? '' : 's'})`, applied.errors);
     spec = applied.spec;
     override = { source: opts.overridePath, sha256: sha256Hex(o.text) };
+  }
+  // the pilot's treatment steps draw the first prompts of the order too (the spec checks only steps * groups)
+  const pilotPrompts = pilotSettings(spec).steps * treatmentArm(spec).groups_per_batch;
+  if (spec.dataset.n_examples < pilotPrompts) {
+    throw new RunUserError(`dataset.n_examples is ${spec.dataset.n_examples}, but the pilot's ${pilotSettings(spec).steps} ${treatmentArm(spec).name} steps draw ${pilotPrompts} prompts: raise it`);
   }
   const backend = opts.backend ?? defaultBackend(spec);
   if (backend === 'tinker') tinkerCredentials(opts.config);
