@@ -35,6 +35,16 @@ describe('bounded time on hostile inputs', () => {
     expect(r).toBe(false);
     expect(ms).toBeLessThan(LIMIT_MS);
   });
+  it('groups LaTeX sees unclosed (a macro argument cut off by the end) are parsed once, not once per level', () => {
+    // '\\}' closes a group for extractBoxed but is a literal brace to LaTeX: 100 arguments run into the end
+    const s = `\\boxed{${'\\frac{'.repeat(100)}${'\\}'.repeat(100)}}`;
+    const [r, ms] = timed(() => gradeCompletion(s, '#### 1', { endedOnStop: true }));
+    expect(r).toMatchObject({ correct: false, formatOk: true });
+    expect(ms).toBeLessThan(LIMIT_MS);
+    const [text, ms2] = timed(() => latexToText('\\frac{\\frac{1}'));
+    expect(text).toBe('%s/%s%s/%s1');
+    expect(ms2).toBeLessThan(LIMIT_MS);
+  });
   it('a 1 MB completion with the answer at the end', () => {
     const s = 'x'.repeat(1 << 20) + ' \\boxed{18}';
     const [r, ms] = timed(() => gradeCompletion(s, '#### 18', { endedOnStop: true }));

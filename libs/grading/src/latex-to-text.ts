@@ -1,8 +1,8 @@
 // LaTeX to plain text, as pylatexenc 2.10's `LatexNodes2Text().latex_to_text()` renders it with its default
 // context and flags (math_mode 'text', strict_latex_spaces 'macros', tolerant parsing). The cookbook's `_normalize`
 // calls it on answers that still hold a backslash. Re-implemented from that library's documented behaviour and
-// its macro table (latex-macro-table.ts); linear in the input, nesting capped where pylatexenc hits Python's
-// recursion limit (which the cookbook swallows like any other exception).
+// its macro table (latex-macro-table.ts); linear in the input (groups memoised by position), nesting capped where
+// pylatexenc hits Python's recursion limit (which the cookbook swallows like any other exception).
 import { ENVIRONMENT_ROWS, LatexRendering, MACRO_ROWS } from './latex-macro-table';
 import { isPyAlpha, isPySpace, pyLen, pyStrip } from './python-text';
 
@@ -66,12 +66,25 @@ const FRAME_BUDGET = 985;
 const GROUP_FRAMES = 4;
 const ENV_NAME = /^[\s]*\{([\p{L}\p{N}_* ._-]+)\}/u;
 
+/** A finished `nodes` call: its result, and the most frames it held beyond those at its entry. */
+type Parsed = { result: [LatexNode[], number]; peak: number };
+
 class Walker {
   private frames = 0;
+  /** the most frames held so far in the current `nodes` call (for the memo's recursion check) */
+  private peak = 0;
+  /**
+   * `nodes` results by start position and stop: a macro whose arguments run into the end of the text is given
+   * up and the text after it parsed again (as pylatexenc does), which re-enters the same groups; without the
+   * memo each unclosed level doubles the work. A call's result does not depend on the frames held at its entry,
+   * only whether it overflows the budget does, so that is checked again from the recorded peak.
+   */
+  private readonly memo = new Map<string, Parsed>();
   constructor(private readonly s: string) {}
 
   private enter(cost: number): void {
     this.frames += cost;
+    if (this.frames > this.peak) this.peak = this.frames;
     if (this.frames > FRAME_BUDGET) throw new LatexConversionError('RecursionError: nesting too deep');
   }
 
@@ -144,6 +157,23 @@ class Walker {
 
   /** get_latex_nodes: nodes up to the given closing brace / math delimiter / end of environment. */
   nodes(pos: number, stop: { brace?: string; math?: string; env?: string } = {}, cost = 0): [LatexNode[], number] {
+    const key = `${pos}|${stop.brace ?? ''}|${stop.math ?? ''}|${stop.env ?? ''}`;
+    const base = this.frames;
+    const known = this.memo.get(key);
+    if (known) {
+      this.enter(cost + known.peak);
+      this.frames = base;
+      return known.result;
+    }
+    const outerPeak = this.peak;
+    this.peak = base;
+    const result = this.parseNodes(pos, stop, cost);
+    this.memo.set(key, { result, peak: this.peak - base - cost });
+    this.peak = Math.max(outerPeak, this.peak);
+    return result;
+  }
+
+  private parseNodes(pos: number, stop: { brace?: string; math?: string; env?: string }, cost: number): [LatexNode[], number] {
     this.enter(cost);
     const done = (): void => {
       this.frames -= cost;
