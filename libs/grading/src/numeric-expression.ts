@@ -80,12 +80,16 @@ function pow(a: Num, b: Num): Num {
   return float(r);
 }
 
+// isqrt(n) = floor(sqrt(n)): Newton's x <- (x + n / x) / 2 in integers, from a power of two at or above the root;
+// the iterates fall monotonically to the root (about log2(bits) steps), exact at any size
 function isqrt(n: bigint): bigint {
   if (n < 2n) return n;
-  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
-  while (x * x > n) x--;
-  while ((x + 1n) * (x + 1n) <= n) x++;
-  return x;
+  let x = 1n << BigInt(Math.ceil(n.toString(2).length / 2));
+  for (;;) {
+    const y = (x + n / x) >> 1n;
+    if (y >= x) return x;
+    x = y;
+  }
 }
 
 // sqrt: exact for squares of rationals, a float64 for floats; an irrational root stays symbolic in sympy
