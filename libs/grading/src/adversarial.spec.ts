@@ -1,7 +1,7 @@
 // Hostile inputs: each call must finish well within a second (the cookbook's grading timeout) and say no.
 import { extractBoxed } from './boxed-answer';
 import { isEquivalent, MAX_ANSWER_CHARS } from './math-grade';
-import { latexToText } from './latex-to-text';
+import { latexToText, LatexTooLargeError } from './latex-to-text';
 import { normalizeExpression } from './answer-normalize';
 import { gradeCompletion } from './problem-reward';
 
@@ -44,6 +44,28 @@ describe('bounded time on hostile inputs', () => {
     const [text, ms2] = timed(() => latexToText('\\frac{\\frac{1}'));
     expect(text).toBe('%s/%s%s/%s1');
     expect(ms2).toBeLessThan(LIMIT_MS);
+  });
+  it('LaTeX whose text outgrows the input (nested accents, a padded matrix, nested display math) is graded like a timeout', () => {
+    // 40 nested accents would make 2^40 characters; 20000 cells padded to 30000; 200 levels re-indenting 30000 lines
+    const inputs = [
+      `${'\\hat{'.repeat(40)}1${'}'.repeat(40)}`,
+      `\\begin{pmatrix}${'x&'.repeat(20_000)}${'y'.repeat(30_000)}\\end{pmatrix}`,
+      `${'\\['.repeat(200)}${'a\n'.repeat(30_000)}${'\\]'.repeat(200)}`,
+    ];
+    for (const s of inputs) {
+      expect(s.length).toBeLessThan(MAX_ANSWER_CHARS);
+      const [r, ms] = timed(() => gradeCompletion(`\\boxed{${s}}`, '#### 1', { endedOnStop: true }));
+      expect(r).toMatchObject({ correct: false, formatOk: true, extracted: s });
+      expect(ms).toBeLessThan(LIMIT_MS);
+      expect(() => latexToText(s)).toThrow(LatexTooLargeError);
+      expect(isEquivalent(s, s)).toBe(true);
+      expect(normalizeExpression(s)).toContain('\\'); // kept unconverted, as when pylatexenc raises
+      // but graded not equal even where the unconverted forms would match (`_normalize` drops '$')
+      expect(normalizeExpression(`${s}$`)).toBe(normalizeExpression(s));
+      expect(isEquivalent(`${s}$`, s)).toBe(false);
+    }
+    // below those sizes the text is built as before
+    expect(latexToText(`${'\\hat{'.repeat(3)}a${'}'.repeat(3)}`)).toBe('\u00e2\u0302\u0302\u0302'); // each level marks every code point
   });
   it('a 1 MB completion with the answer at the end', () => {
     const s = 'x'.repeat(1 << 20) + ' \\boxed{18}';

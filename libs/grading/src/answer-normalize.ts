@@ -1,7 +1,7 @@
 // The two answer normalisations of the cookbook's math_grading.py: `normalize_answer` (the MATH "mathd" string
 // normalisation, `_strip_string` and its helpers) and `_normalize` (the PRM800K-style normalisation that runs
 // before the numeric comparison). Step for step, including where the Python raises.
-import { latexToText } from './latex-to-text';
+import { latexToText, LatexTooLargeError } from './latex-to-text';
 import {
   codePoints, isNearInteger, pyFloat, pyInt, pyLen, pyStrip, roundedIntString, truncatedIntString,
 } from './python-text';
@@ -139,6 +139,15 @@ function parseLatex(expr: string): string {
 
 /** `_normalize`: the normalisation applied before the element-wise comparison. */
 export function normalizeExpression(input: string): string {
+  return normalize(input, false) as string;
+}
+
+/** `_normalize`, or null where its LaTeX step would run into the cookbook's grading timeout (LatexTooLargeError). */
+export function normalizeExpressionInTime(input: string): string | null {
+  return normalize(input, true);
+}
+
+function normalize(input: string, nullOnTimeout: boolean): string | null {
   let expr = input;
   const inner = enclosingText(expr);
   if (inner !== null) expr = inner;
@@ -154,7 +163,8 @@ export function normalizeExpression(input: string): string {
   if (expr.includes('\\')) {
     try {
       expr = parseLatex(expr);
-    } catch {
+    } catch (e) {
+      if (nullOnTimeout && e instanceof LatexTooLargeError) return null;
       // contextlib.suppress(Exception): keep the expression as it was
     }
   }

@@ -9,6 +9,19 @@ import { isPyAlpha, isPySpace, pyLen, pyStrip } from './python-text';
 /** Thrown where pylatexenc raises; the cookbook then keeps the expression unconverted. */
 export class LatexConversionError extends Error {}
 
+/**
+ * Thrown where the text would grow past the sizes below, which pylatexenc builds only after the cookbook's 1 s
+ * grading timeout (safe_grade -> False): isEquivalent then says not equal; normalizeExpression keeps the input.
+ */
+export class LatexTooLargeError extends LatexConversionError {}
+
+// Text that grows faster than the input: an accent marks every character of its argument, so k nested accents
+// make 2^k characters; a matrix pads every cell to the widest one (cells x width); each display-math level
+// indents every line of what it holds again (depth x lines) and every math level strips it again. An accent
+// may mark this many characters, and all of them together may build this many.
+const MAX_ACCENTED_CHARS = 100_000;
+const MAX_RENDERED_CHARS = 4_000_000;
+
 type ArgNode = LatexNode | null;
 type LatexNode =
   | { kind: 'chars'; text: string }
@@ -381,6 +394,13 @@ function percentFormat(repl: string, args: string[], forEnvironment?: { body: st
 
 class Renderer {
   private inEquation = false;
+  /** characters built so far by accents, matrices and math (see MAX_RENDERED_CHARS) */
+  private built = 0;
+
+  private build(chars: number, what: string): void {
+    this.built += chars;
+    if (this.built > MAX_RENDERED_CHARS) throw new LatexTooLargeError(`${what}: over ${MAX_RENDERED_CHARS} characters of text`);
+  }
 
   list(nodes: LatexNode[]): string {
     let s = '';
@@ -407,6 +427,7 @@ class Renderer {
     } finally {
       this.inEquation = saved;
     }
+    this.build(content.length, 'math');
     return display ? '\n    ' + content.replace(/\n/g, '\n    ') + '\n' : content;
   }
 
@@ -463,6 +484,7 @@ class Renderer {
     const cells = rows.flat();
     if (cells.length === 0) throw new LatexConversionError('max() arg is an empty sequence');
     const width = Math.max(...cells.map(pyLen));
+    this.build(cells.length * (width + 1), 'matrix');
     return '[ ' + rows.map((r) => r.map((x) => ' '.repeat(Math.max(0, width - pyLen(x))) + x).join(' ')).join('; ') + ' ]';
   }
 
@@ -476,6 +498,8 @@ class Renderer {
     const name = node.name;
     if (name in ACCENTS) {
       const base = node.args.length ? pyStrip(argText(0)) : ' ';
+      if (base.length > MAX_ACCENTED_CHARS) throw new LatexTooLargeError(`accent over ${base.length} characters`);
+      this.build(base.length, 'accent');
       let out = '';
       for (let ch of base) {
         if (ch === '\u0131') ch = 'i';
