@@ -82,6 +82,12 @@ describe('policy server', () => {
       status: 400,
       json: { error: "loss_fn 'ppo' is not supported by this server (importance_sampling only)" },
     });
+    // a CSR tensor is expanded only within the token limit of one request (262144 by default)
+    const sparse = { data: [1], dtype: 'float32', shape: [1, 2 ** 32], sparse_crow_indices: [0, 1], sparse_col_indices: [0] };
+    expect(await call(server, 'forward_backward', { model_id: modelId, seq_id: 1, forward_backward_input: { data: [{ ...datum, loss_fn_inputs: { ...datum.loss_fn_inputs, advantages: sparse } }], loss_fn: 'importance_sampling' } })).toEqual({
+      status: 400,
+      json: { error: `forward_backward: datum 0: loss_fn_inputs.advantages: sparse shape [1, ${2 ** 32}] holds ${2 ** 32} values; at most 262144 are accepted (RX_POLICY_MAX_TOKENS_PER_REQUEST)` },
+    });
     expect(await call(server, 'optim_step', { model_id: 'nope', seq_id: 1, adam_params: adam })).toEqual({ status: 404, json: { error: "unknown model_id 'nope'" } });
     expect(await call(server, 'retrieve_future', { request_id: 'req_999' })).toEqual({ status: 404, json: { error: "unknown request_id 'req_999'" } });
     expect((await call(server, 'create_session', '{"sdk_version":')).json.error).toMatch(/^request body is not valid JSON/);

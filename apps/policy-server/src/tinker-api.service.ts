@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import {
   DatumShapeError,
+  DenseSizeError,
   createModelRequestSchema,
   createSamplingSessionRequestSchema,
   createSessionRequestSchema,
@@ -202,9 +203,11 @@ export class TinkerApiService implements OnModuleDestroy {
     if (input.data.length === 0) throw apiError(400, 'forward_backward: forward_backward_input.data is empty');
     let datums: Datum[];
     try {
-      datums = input.data.map((d, i) => wireToDatum(d, i));
+      // a sparse tensor expands to at most the request's token limit (one value per position)
+      const limit = this.config.maxTokensPerRequest;
+      datums = input.data.map((d, i) => wireToDatum(d, i, limit));
     } catch (err) {
-      if (err instanceof DatumShapeError) throw apiError(400, `forward_backward: ${err.message}`);
+      if (err instanceof DatumShapeError) throw apiError(400, `forward_backward: ${err.message}${err instanceof DenseSizeError ? ' (RX_POLICY_MAX_TOKENS_PER_REQUEST)' : ''}`);
       throw err;
     }
     this.checkTokens('forward_backward', datums.reduce((n, d) => n + d.inputTokens.length, 0));

@@ -1,5 +1,5 @@
 import type { Datum } from '../policy-backend';
-import { DatumShapeError, datumToWire, modelInputToTokens, tensorToDense, wireToDatum } from './tinker-datum';
+import { DatumShapeError, DenseSizeError, MAX_DENSE_VALUES, datumToWire, modelInputToTokens, tensorToDense, wireToDatum } from './tinker-datum';
 import { formatTinkerPath, parseTinkerPath } from './tinker-path';
 import { chunkDatums, importanceSamplingLoss } from './tinker-training-client';
 
@@ -35,6 +35,20 @@ describe('Datum on the Tinker wire', () => {
     const csr = { data: [2, 1, 3], dtype: 'float32' as const, shape: [2, 3], sparse_crow_indices: [0, 1, 3], sparse_col_indices: [1, 0, 2] };
     expect(tensorToDense(csr, 't')).toEqual([0, 2, 0, 1, 0, 3]);
     expect(() => tensorToDense({ data: [1, 2], dtype: 'float32', shape: [3] }, 't')).toThrow('t: shape [3] does not match 2 values');
+  });
+
+  it('refuses a CSR shape past the bound before allocating, and offsets that run backwards', () => {
+    const huge = { data: [1], dtype: 'float32' as const, shape: [1, 2 ** 32], sparse_crow_indices: [0, 1], sparse_col_indices: [0] };
+    expect(() => tensorToDense(huge, 't')).toThrow(new DenseSizeError(`t: sparse shape [1, ${2 ** 32}] holds ${2 ** 32} values; at most ${MAX_DENSE_VALUES} are accepted`));
+    const csr = { data: [2, 1, 3], dtype: 'float32' as const, shape: [2, 3], sparse_crow_indices: [0, 1, 3], sparse_col_indices: [1, 0, 2] };
+    expect(tensorToDense(csr, 't', 6)).toEqual([0, 2, 0, 1, 0, 3]);
+    expect(() => tensorToDense(csr, 't', 5)).toThrow('t: sparse shape [2, 3] holds 6 values; at most 5 are accepted');
+    // row 0 claims entries 0 .. 1e9: refused, not looped over
+    expect(() => tensorToDense({ ...csr, sparse_crow_indices: [0, 1e9, 3] }, 't')).toThrow('t: inconsistent CSR indices');
+    expect(() => tensorToDense({ ...csr, sparse_crow_indices: [1, 1, 3] }, 't')).toThrow('t: inconsistent CSR indices');
+    const wire = datumToWire(datum);
+    wire.loss_fn_inputs.advantages = { data: [0.5], dtype: 'float32', shape: [1, 1000], sparse_crow_indices: [0, 1], sparse_col_indices: [2] };
+    expect(() => wireToDatum(wire, 1, 999)).toThrow('datum 1: loss_fn_inputs.advantages: sparse shape [1, 1000] holds 1000 values; at most 999 are accepted');
   });
 
   it('chunks batches by count and by size, keeping order', () => {

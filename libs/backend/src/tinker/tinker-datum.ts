@@ -8,6 +8,9 @@ export class DatumShapeError extends Error {
   override readonly name = 'DatumShapeError';
 }
 
+/** A sparse tensor whose shape would expand past the caller's bound on values. */
+export class DenseSizeError extends DatumShapeError {}
+
 /** Checks that the four arrays of a datum have one length and that tokens are non-negative integers. */
 export function assertDatumShape(datum: Datum, index: number): void {
   const n = datum.inputTokens.length;
@@ -57,8 +60,14 @@ export function modelInputToTokens(input: ModelInput): number[] {
   return tokens;
 }
 
-/** Dense values of a TensorData, expanding CSR (`sparse_crow_indices`/`sparse_col_indices`, 2-D) when present. */
-export function tensorToDense(t: TensorData, what: string): number[] {
+/** Most values a sparse tensor may expand to when the caller names no bound (a CSR `shape` is the sender's word). */
+export const MAX_DENSE_VALUES = 1 << 24;
+
+/**
+ * Dense values of a TensorData, expanding CSR (`sparse_crow_indices`/`sparse_col_indices`, 2-D) when present.
+ * A sparse tensor whose shape holds more than `maxValues` values is refused before anything is allocated.
+ */
+export function tensorToDense(t: TensorData, what: string, maxValues = MAX_DENSE_VALUES): number[] {
   if (t.sparse_crow_indices === undefined && t.sparse_col_indices === undefined) {
     const expected = t.shape?.reduce((a, b) => a * b, 1);
     if (expected !== undefined && expected !== t.data.length) {
@@ -72,7 +81,11 @@ export function tensorToDense(t: TensorData, what: string): number[] {
     throw new DatumShapeError(`${what}: a sparse tensor needs sparse_crow_indices, sparse_col_indices and a 2-D shape`);
   }
   const [rows, cols] = t.shape as [number, number];
-  if (crow.length !== rows + 1 || col.length !== t.data.length || crow[rows] !== t.data.length) {
+  if (rows * cols > maxValues) {
+    throw new DenseSizeError(`${what}: sparse shape [${rows}, ${cols}] holds ${rows * cols} values; at most ${maxValues} are accepted`);
+  }
+  // row r holds entries crow[r] .. crow[r + 1] - 1: the offsets start at 0 and never decrease
+  if (crow.length !== rows + 1 || col.length !== t.data.length || crow[0] !== 0 || crow[rows] !== t.data.length || crow.some((k, r) => r > 0 && k < crow[r - 1]!)) {
     throw new DatumShapeError(`${what}: inconsistent CSR indices`);
   }
   const dense = new Array<number>(rows * cols).fill(0);
@@ -86,13 +99,16 @@ export function tensorToDense(t: TensorData, what: string): number[] {
   return dense;
 }
 
-/** Inverse of datumToWire for loss_fn='importance_sampling' (needs target_tokens, logprobs, advantages). */
-export function wireToDatum(wire: WireDatum, index = 0): Datum {
+/**
+ * Inverse of datumToWire for loss_fn='importance_sampling' (needs target_tokens, logprobs, advantages).
+ * `maxValues` bounds what one sparse tensor may expand to (a server passes its tokens-per-request limit).
+ */
+export function wireToDatum(wire: WireDatum, index = 0, maxValues = MAX_DENSE_VALUES): Datum {
   const inputTokens = modelInputToTokens(wire.model_input);
   const field = (name: string): number[] => {
     const t = wire.loss_fn_inputs[name];
     if (!t) throw new DatumShapeError(`datum ${index}: loss_fn_inputs.${name} is missing (importance_sampling needs target_tokens, logprobs, advantages)`);
-    return tensorToDense(t, `datum ${index}: loss_fn_inputs.${name}`);
+    return tensorToDense(t, `datum ${index}: loss_fn_inputs.${name}`, maxValues);
   };
   const datum: Datum = {
     inputTokens,
