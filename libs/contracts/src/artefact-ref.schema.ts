@@ -12,8 +12,8 @@ export const artefactRefSchema = z.object({
 /** What a job carries in place of a large payload: the reference plus the step header for humans and dashboards. */
 export const artefactEnvelopeSchema = z.object({
   $artefact: artefactRefSchema,
-  runId: z.string().optional(),
-  arm: z.string().optional(),
+  runId: z.string().max(64).optional(),
+  arm: z.string().max(32).optional(),
   step: z.number().int().optional(),
 });
 

@@ -1,6 +1,7 @@
 // Cross-field checks every rollout batch passes: a complete batch of groupSize rollouts per prompt, ids unique,
 // each rollout's prompt present, one logprob per completion token.
 import type { RefinementCtx } from 'zod';
+import { quoted } from './issue-text';
 
 interface BatchShape {
   plan: { groupSize: number };
@@ -11,7 +12,7 @@ interface BatchShape {
 export function checkBatchConsistency(batch: BatchShape, ctx: RefinementCtx): void {
   const prompts = new Set<string>();
   batch.prompts.forEach((p, i) => {
-    if (prompts.has(p.promptId)) ctx.addIssue({ code: 'custom', path: ['prompts', i, 'promptId'], message: `duplicate prompt '${p.promptId}'` });
+    if (prompts.has(p.promptId)) ctx.addIssue({ code: 'custom', path: ['prompts', i, 'promptId'], message: `duplicate prompt ${quoted(p.promptId)}` });
     prompts.add(p.promptId);
   });
   const expected = batch.prompts.length * batch.plan.groupSize;
@@ -25,9 +26,9 @@ export function checkBatchConsistency(batch: BatchShape, ctx: RefinementCtx): vo
   const ids = new Set<string>();
   const perPrompt = new Map<string, number>();
   batch.rollouts.forEach((r, i) => {
-    if (ids.has(r.rolloutId)) ctx.addIssue({ code: 'custom', path: ['rollouts', i, 'rolloutId'], message: `duplicate rollout '${r.rolloutId}'` });
+    if (ids.has(r.rolloutId)) ctx.addIssue({ code: 'custom', path: ['rollouts', i, 'rolloutId'], message: `duplicate rollout ${quoted(r.rolloutId)}` });
     ids.add(r.rolloutId);
-    if (!prompts.has(r.promptId)) ctx.addIssue({ code: 'custom', path: ['rollouts', i, 'promptId'], message: `unknown prompt '${r.promptId}'` });
+    if (!prompts.has(r.promptId)) ctx.addIssue({ code: 'custom', path: ['rollouts', i, 'promptId'], message: `unknown prompt ${quoted(r.promptId)}` });
     perPrompt.set(r.promptId, (perPrompt.get(r.promptId) ?? 0) + 1);
     if (r.tokens.length !== r.logprobs.length) {
       ctx.addIssue({
@@ -39,7 +40,7 @@ export function checkBatchConsistency(batch: BatchShape, ctx: RefinementCtx): vo
   });
   for (const [promptId, n] of perPrompt) {
     if (n !== batch.plan.groupSize && prompts.has(promptId)) {
-      ctx.addIssue({ code: 'custom', path: ['rollouts'], message: `prompt '${promptId}' has ${n} rollouts, group size is ${batch.plan.groupSize}` });
+      ctx.addIssue({ code: 'custom', path: ['rollouts'], message: `prompt ${quoted(promptId)} has ${n} rollouts, group size is ${batch.plan.groupSize}` });
     }
   }
 }

@@ -1,4 +1,7 @@
+import { deadLetterSchema } from './dead-letter.schema';
+import { MAX_BATCH_ENTRIES, MAX_SEQUENCE_TOKENS } from './prompt.schema';
 import { QUEUE_CATALOG } from './queue-catalog';
+import { stepRecordSchema } from './step-record.schema';
 import { fixtureTrainStep } from './testing/payload-fixtures';
 
 const schema = QUEUE_CATALOG['train-steps'].schema;
@@ -49,6 +52,37 @@ describe('batch payload schemas', () => {
       expect(r.success).toBe(false);
       if (!r.success) expect(r.error.issues.every((i) => i.path.length > 0)).toBe(true);
     }
+  });
+});
+
+describe('bounded payloads', () => {
+  it('refuse a token or logprob array past MAX_SEQUENCE_TOKENS and a step record past MAX_BATCH_ENTRIES rollouts', () => {
+    const p = fixtureTrainStep({ prompts: 1, groupSize: 1, promptTokens: 3, completionTokens: 2 });
+    p.rollouts[0].tokens = new Array(MAX_SEQUENCE_TOKENS).fill(1);
+    p.rollouts[0].logprobs = new Array(MAX_SEQUENCE_TOKENS).fill(-1);
+    expect(issuesOf(p)).toEqual([]);
+    p.rollouts[0].tokens.push(1);
+    p.rollouts[0].logprobs.push(-1);
+    expect(issuesOf(p)).toEqual([
+      `rollouts.0.tokens: Array must contain at most ${MAX_SEQUENCE_TOKENS} element(s)`,
+      `rollouts.0.logprobs: Array must contain at most ${MAX_SEQUENCE_TOKENS} element(s)`,
+    ]);
+    const rolloutsPath = stepRecordSchema.shape.rollouts.safeParse(new Array(MAX_BATCH_ENTRIES + 1).fill({}));
+    expect(rolloutsPath.success ? [] : rolloutsPath.error.issues.map((i) => i.message)).toContain(`Array must contain at most ${MAX_BATCH_ENTRIES} element(s)`);
+  });
+
+  it('quote ids and enum values in issues on one line and at most 64 characters, so a dead letter can carry them', () => {
+    const p = fixtureTrainStep({ prompts: 2, groupSize: 2, promptTokens: 3, completionTokens: 2 }) as unknown as { rollouts: Array<{ promptId: string; stopReason: string }> };
+    p.rollouts[0].promptId = `a\n${'b'.repeat(120)}`;
+    const q = fixtureTrainStep({ prompts: 2, groupSize: 2, promptTokens: 3, completionTokens: 2 }) as unknown as { rollouts: Array<{ promptId: string; stopReason: string }> };
+    q.rollouts[1].stopReason = `x\n${'y'.repeat(1 << 20)}`;
+    const issues = [...issuesOf(p), ...issuesOf(q)];
+    expect(issues).toContain(`rollouts.0.promptId: unknown prompt 'a\\n${'b'.repeat(61)}…'`);
+    expect(issues).toContain(`rollouts.1.stopReason: Invalid enum value. Expected 'stop' | 'length', received 'x\\n${'y'.repeat(61)}…'`);
+    const letter = { sourceQueue: 'train-steps', sourceJobId: 'r-a-0-train', reason: 'invalid-payload', error: issues.join('; ').slice(0, 8000), dataPreview: '{}', receivedAt: '2026-08-01T12:00:00.000Z' };
+    const parsed = deadLetterSchema.safeParse({ ...letter, issues: issues.map((i) => ({ path: i.slice(0, i.indexOf(':')), message: i.slice(i.indexOf(': ') + 2) })) });
+    expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+    expect(issues.every((i) => !/[\r\n]/.test(i) && i.length < 200)).toBe(true);
   });
 });
 

@@ -13,12 +13,15 @@ describe('compactFloat32', () => {
     );
   });
 
-  it('writes a logprob in at most 15 JSON characters', () => {
+  it('writes a logprob in at most 15 JSON characters, 17 between -1e-4 and -1e-6', () => {
+    // JSON writes -1e-4 < x <= -1e-6 in fixed notation, '-0.0000' or '-0.00000' and 9 digits (below, an exponent)
     fc.assert(
       fc.property(fc.double({ min: -30, max: 0, noNaN: true }), (x) => {
-        expect(JSON.stringify(compactFloat32(x)).length).toBeLessThanOrEqual(15);
+        const c = compactFloat32(x);
+        expect(JSON.stringify(c).length).toBeLessThanOrEqual(c <= -1e-4 || c > -1e-6 ? 15 : 17);
       }),
     );
+    expect(JSON.stringify(compactFloat32(-0.0000011404084593213817))).toBe('-0.00000114040847');
   });
 
   it('moves a float64 by less than float32 rounding', () => {

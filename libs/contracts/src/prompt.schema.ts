@@ -1,8 +1,17 @@
 // A training prompt as drawn by the controller, and as carried once rendered into tokens.
 import { z } from 'zod';
 
+/**
+ * Most tokens of one sequence (a prompt, or a completion and its logprobs): the largest `maxTokens` a step plan
+ * allows (samplingPlanSchema), far above the experiment's max_seq_len of 1024. A batch holds at most
+ * MAX_BATCH_ENTRIES sequences, and the whole payload goes inline only under INLINE_PAYLOAD_LIMIT_BYTES.
+ */
+export const MAX_SEQUENCE_TOKENS = 32_768;
+/** Most prompts or rollouts in one step's payload. */
+export const MAX_BATCH_ENTRIES = 4096;
+
 /** Token ids: non-negative integers, carried as plain JSON arrays. */
-export const tokenArraySchema = z.array(z.number().int().nonnegative());
+export const tokenArraySchema = z.array(z.number().int().nonnegative()).max(MAX_SEQUENCE_TOKENS);
 
 export const promptIdSchema = z.string().min(1).max(128);
 

@@ -1,16 +1,17 @@
 // sampler -> grader (`rollouts`): the sampled completions of one step, with phi and per-token sampling logprobs.
 import { z } from 'zod';
 import { checkBatchConsistency } from './batch-consistency';
-import { promptIdSchema, renderedPromptSchema, tokenArraySchema } from './prompt.schema';
+import { MAX_SEQUENCE_TOKENS, promptIdSchema, renderedPromptSchema, tokenArraySchema } from './prompt.schema';
 import { stageTimingsSchema } from './stage-timings.schema';
 import { stepHeaderSchema } from './step-header.schema';
 import { stepPlanSchema } from './step-plan.schema';
+import { enumIssueMap } from './issue-text';
 
 /** `<step>-<index in batch>`, index = prompt index * group size + sample index */
-export const rolloutIdSchema = z.string().regex(/^\d+-\d+$/, 'a rollout id is `<step>-<index in batch>`');
+export const rolloutIdSchema = z.string().max(64).regex(/^\d+-\d+$/, 'a rollout id is `<step>-<index in batch>`');
 
 /** Per-token logprobs: float32 values at 9 significant digits (compactFloat32), finite. */
-export const logprobArraySchema = z.array(z.number().finite());
+export const logprobArraySchema = z.array(z.number().finite()).max(MAX_SEQUENCE_TOKENS);
 
 /** phi = (ln prompt_token_count, mean prompt-token logprob under the sampling policy) */
 export const phiSchema = z.tuple([z.number().finite(), z.number().finite()]);
@@ -22,7 +23,7 @@ export const sampledRolloutSchema = z.object({
   tokens: tokenArraySchema,
   /** sampling-policy logprob of each completion token */
   logprobs: logprobArraySchema,
-  stopReason: z.enum(['stop', 'length']),
+  stopReason: z.enum(['stop', 'length'], { errorMap: enumIssueMap }),
   phi: phiSchema,
 });
 

@@ -1,12 +1,13 @@
 // What the trainer commits and logs for a step (one line of <data dir>/<run>/<arm>/steps.jsonl).
 import { z } from 'zod';
 import { gradeSchema } from './graded-batch.schema';
-import { promptIdSchema } from './prompt.schema';
+import { MAX_BATCH_ENTRIES, promptIdSchema } from './prompt.schema';
 import { phiSchema, rolloutIdSchema } from './sampled-batch.schema';
 import { stageTimingsSchema } from './stage-timings.schema';
 import { stepGateMetricsSchema } from './step-gate-metrics.schema';
 import { stepHeaderSchema } from './step-header.schema';
 import { advantageFieldsSchema } from './train-step.schema';
+import { enumIssueMap } from './issue-text';
 
 export const loggedRolloutSchema = z
   .object({ rolloutId: rolloutIdSchema, promptId: promptIdSchema, phi: phiSchema, completionTokens: z.number().int().nonnegative() })
@@ -14,9 +15,9 @@ export const loggedRolloutSchema = z
   .merge(advantageFieldsSchema);
 
 export const stepRecordSchema = stepHeaderSchema.extend({
-  estimator: z.enum(['group_mean', 'kernel_cross_prompt_baseline']),
+  estimator: z.enum(['group_mean', 'kernel_cross_prompt_baseline'], { errorMap: enumIssueMap }),
   /** rollouts the trainer received */
-  rollouts: z.array(loggedRolloutSchema),
+  rollouts: z.array(loggedRolloutSchema).max(MAX_BATCH_ENTRIES),
   /** datums sent to forward_backward (rollouts not dropped) */
   datums: z.number().int().nonnegative(),
   /** forward_backward('importance_sampling') loss, summed over datums and positions */
@@ -26,8 +27,8 @@ export const stepRecordSchema = stepHeaderSchema.extend({
   learningRate: z.number().positive(),
   gate: stepGateMetricsSchema,
   timings: stageTimingsSchema,
-  samplerPath: z.string(),
-  committedAt: z.string().datetime(),
+  samplerPath: z.string().max(1000),
+  committedAt: z.string().max(64).datetime(),
 });
 
 export type LoggedRollout = z.infer<typeof loggedRolloutSchema>;

@@ -16,7 +16,7 @@ export const stepRequestSchema = stepHeaderSchema
     plan: stepPlanSchema,
     lora: loraSchema,
     /** a saveState path both arms start from (loaded when the arm's training client is created) */
-    initStatePath: z.string().min(1).optional(),
+    initStatePath: z.string().min(1).max(1000).optional(),
     prompts: z.array(problemSchema).min(1).max(4096),
   })
   .superRefine(uniqueBy('prompts', (p) => p.promptId));
