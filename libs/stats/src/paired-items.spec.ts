@@ -22,8 +22,24 @@ describe('parseItemLines', () => {
     ['{"item_id":', 't.jsonl:1: not valid JSON'],
     ['{"item_id":"a","correct":true}\n{"item_id":"a","correct":false}', 't.jsonl:2: duplicate item_id "a" (first on line 1)'],
     ['\n\n', 't.jsonl: no items'],
+    [`{"item_id":${'9'.repeat(400)},"correct":true}`, 't.jsonl:1: item_id is a number too large to keep exactly (integer ids go up to 9007199254740991); write it as a string'],
+    ['{"item_id":9007199254740993,"correct":true}', 't.jsonl:1: item_id is a number too large to keep exactly (integer ids go up to 9007199254740991); write it as a string'],
+    ['{"item_id":-1e308,"correct":true}', 't.jsonl:1: item_id is a number too large to keep exactly (integer ids go up to 9007199254740991); write it as a string'],
+    [`{"item_id":"${'y'.repeat(5000)}","correct":true}\n{"item_id":"${'y'.repeat(5000)}","correct":true}`, `t.jsonl:2: duplicate item_id "${'y'.repeat(39)}... (first on line 1)`],
   ])('rejects %j', (text, message) => {
     expect(() => parseItemLines({ source: 't.jsonl', text })).toThrow(new PairedItemsError(message));
+  });
+});
+
+describe('one-line messages', () => {
+  it('keeps the largest exact integer id and quotes a file name holding a line break', () => {
+    expect(parseItemLines({ source: 't', text: '{"item_id":9007199254740991,"correct":true}' })).toEqual([{ itemId: 9007199254740991, correct: true, line: 1 }]);
+    expect(() => parseItemLines({ source: 'a\nb.jsonl', text: '{oops' })).toThrow(new PairedItemsError('"a\\nb.jsonl":1: not valid JSON'));
+    const t = parseItemLines({ source: 't', text: jsonl([{ item_id: 'z'.repeat(1 << 20), correct: true }]) });
+    const b = parseItemLines({ source: 'b\r', text: jsonl([{ item_id: 1, correct: true }]) });
+    expect(() => pairItems({ source: 't', items: t }, { source: 'b\r', items: b })).toThrow(
+      `item sets differ: 1 only in t (item_id "${'z'.repeat(39)}... line 1); 1 only in "b\\r" (item_id 1 line 1)`,
+    );
   });
 });
 

@@ -40,7 +40,7 @@ export function parseItemLines(file: ItemFile): ItemLine[] {
     const line = index + 1;
     const text = raw.trim();
     if (text === '') return;
-    const where = `${file.source}:${line}`;
+    const where = `${oneLine(file.source)}:${line}`;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -53,6 +53,10 @@ export function parseItemLines(file: ItemFile): ItemLine[] {
     const record = value as Record<string, unknown>;
     const itemId = record['item_id'];
     const correct = record['correct'];
+    if (typeof itemId === 'number' && (Number.isInteger(itemId) || !Number.isFinite(itemId)) && !Number.isSafeInteger(itemId)) {
+      // JSON.parse rounds integers past 2^53 to a neighbour (another item's id) and makes larger ones Infinity
+      throw new PairedItemsError(`${where}: item_id is a number too large to keep exactly (integer ids go up to ${Number.MAX_SAFE_INTEGER}); write it as a string`);
+    }
     if (!(typeof itemId === 'string' && itemId !== '') && !(typeof itemId === 'number' && Number.isInteger(itemId))) {
       throw new PairedItemsError(`${where}: item_id must be a non-empty string or an integer, got ${describe(itemId)}`);
     }
@@ -62,7 +66,7 @@ export function parseItemLines(file: ItemFile): ItemLine[] {
     const key = itemKey(itemId);
     const earlier = firstSeen.get(key);
     if (earlier !== undefined) {
-      throw new PairedItemsError(`${where}: duplicate item_id ${JSON.stringify(itemId)} (first on line ${earlier})`);
+      throw new PairedItemsError(`${where}: duplicate item_id ${describe(itemId)} (first on line ${earlier})`);
     }
     firstSeen.set(key, line);
     items.push({ itemId, correct, line });
@@ -79,8 +83,8 @@ export function pairItems(treatment: { source: string; items: readonly ItemLine[
   const onlyBaseline = baseline.items.filter((it) => !treatmentKeys.has(itemKey(it.itemId)));
   if (onlyTreatment.length > 0 || onlyBaseline.length > 0) {
     const parts: string[] = [];
-    if (onlyTreatment.length > 0) parts.push(`${onlyTreatment.length} only in ${treatment.source} (${sample(onlyTreatment)})`);
-    if (onlyBaseline.length > 0) parts.push(`${onlyBaseline.length} only in ${baseline.source} (${sample(onlyBaseline)})`);
+    if (onlyTreatment.length > 0) parts.push(`${onlyTreatment.length} only in ${oneLine(treatment.source)} (${sample(onlyTreatment)})`);
+    if (onlyBaseline.length > 0) parts.push(`${onlyBaseline.length} only in ${oneLine(baseline.source)} (${sample(onlyBaseline)})`);
     throw new PairedItemsError(`item sets differ: ${parts.join('; ')}`);
   }
   const result: PairedItems = { itemIds: [], treatment: [], baseline: [] };
@@ -107,8 +111,13 @@ function itemKey(id: ItemId): string {
 }
 
 function sample(items: readonly ItemLine[]): string {
-  const shown = items.slice(0, 3).map((it) => `item_id ${JSON.stringify(it.itemId)} line ${it.line}`);
+  const shown = items.slice(0, 3).map((it) => `item_id ${describe(it.itemId)} line ${it.line}`);
   return items.length > 3 ? `${shown.join(', ')}, ...` : shown.join(', ');
+}
+
+// a file name as given, or JSON-quoted where it holds a control character (a line break would split the message)
+function oneLine(source: string): string {
+  return /[\u0000-\u001f\u007f\u2028\u2029]/.test(source) ? JSON.stringify(source) : source;
 }
 
 function describe(v: unknown): string {
