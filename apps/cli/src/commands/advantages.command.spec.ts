@@ -183,7 +183,8 @@ describe('rx advantages', () => {
       [['--estimator', 'kernel', '--input', path.join(dir, 'missing.jsonl')], /cannot read --input .*missing\.jsonl \(ENOENT\)/],
       [['--estimator', 'ppo', '--input', 'x'], /--estimator must be kernel or group_mean, got 'ppo'/],
       [['--estimator', 'kernel', '--bandwidth', '0', '--input', 'x'], /--bandwidth must be a positive number/],
-      [['--estimator', 'kernel', '--bandwidth', '-1', '--input', 'x'], /Option '--bandwidth' argument is ambiguous; usage/],
+      [['--estimator', 'kernel', '--bandwidth', '-1', '--input', 'x'], /Option '--bandwidth' argument is ambiguous\. .*use '--bandwidth=-XYZ'; usage/],
+      [['--estimator', 'a\nb', '--input', 'x'], /--estimator must be kernel or group_mean, got 'a\\nb'; usage/],
       [['--estimator', 'kernel'], /--input is required/],
     ];
     const results = await Promise.all(cases.map(([args]) => rx(['advantages', ...args])));

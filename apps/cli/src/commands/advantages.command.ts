@@ -15,6 +15,7 @@ import {
 } from '@rx/estimators';
 import { z } from 'zod';
 import { UserError } from '../user-error';
+import { argsError, shown } from './validate.command';
 
 const USAGE = 'usage: rx advantages --estimator kernel|group_mean [--bandwidth H] [--window 256] --input rollouts.jsonl';
 const DEFAULT_BANDWIDTH = 0.5;
@@ -49,21 +50,20 @@ function parseOptions(argv: string[]): Options {
       allowPositionals: false,
     }));
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UserError(`${message.split('\n')[0].replace(/\.$/, '')}; ${USAGE}`);
+    throw argsError(err, USAGE, argv);
   }
   const estimator = values.estimator;
   if (estimator !== 'kernel' && estimator !== 'group_mean') {
-    throw new UserError(`--estimator must be kernel or group_mean${estimator ? `, got '${estimator}'` : ''}; ${USAGE}`);
+    throw new UserError(`--estimator must be kernel or group_mean${estimator ? `, got '${shown(String(estimator))}'` : ''}; ${USAGE}`);
   }
   if (typeof values.input !== 'string') throw new UserError(`--input is required; ${USAGE}`);
   const bandwidth = values.bandwidth === undefined ? DEFAULT_BANDWIDTH : Number(values.bandwidth);
   if (!Number.isFinite(bandwidth) || bandwidth <= 0) {
-    throw new UserError(`--bandwidth must be a positive number, got '${String(values.bandwidth)}'`);
+    throw new UserError(`--bandwidth must be a positive number, got '${shown(String(values.bandwidth))}'`);
   }
   const window = values.window === undefined ? DEFAULT_WINDOW_SIZE : Number(values.window);
   if (!Number.isInteger(window) || window < 2) {
-    throw new UserError(`--window must be an integer >= 2, got '${String(values.window)}'`);
+    throw new UserError(`--window must be an integer >= 2, got '${shown(String(values.window))}'`);
   }
   if (estimator === 'group_mean' && (values.bandwidth !== undefined || values.window !== undefined)) {
     throw new UserError('--bandwidth and --window apply to --estimator kernel only');
@@ -133,9 +133,9 @@ export async function run(argv: string[]): Promise<number> {
     text = await readFile(opts.input, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`cannot read --input ${opts.input}${code ? ` (${code})` : ''}`);
+    throw new UserError(`cannot read --input ${shown(opts.input)}${code ? ` (${code})` : ''}`);
   }
-  const steps = parseRollouts(text, opts.input, opts.estimator === 'kernel');
+  const steps = parseRollouts(text, shown(opts.input), opts.estimator === 'kernel');
   const out: string[] = [];
   let window = emptyWindow(opts.window);
   for (const step of steps) {
@@ -147,7 +147,7 @@ export async function run(argv: string[]): Promise<number> {
         advantages = kernelBaseline(step.rollouts, window.rollouts, { bandwidth: opts.bandwidth, windowSize: opts.window });
       } catch (err) {
         if (!(err instanceof RangeError)) throw err;
-        throw new UserError(`${opts.input} step ${step.step} (line ${step.lines[0]}): ${err.message}`);
+        throw new UserError(`${shown(opts.input)} step ${step.step} (line ${step.lines[0]}): ${shown(err.message)}`);
       }
       window = appendToWindow(window, step.rollouts);
     }

@@ -20,6 +20,7 @@ import {
 } from '@rx/datasets';
 import { z } from 'zod';
 import { UserError } from '../user-error';
+import { argsError, shown } from './validate.command';
 
 const USAGE = 'usage: rx data fetch gsm8k [--out DIR] [--from PATH] [--no-verify]';
 const REPO_ROOT = path.resolve(__dirname, '../../../..');
@@ -43,24 +44,23 @@ function parseOptions(argv: string[]): Options {
   try {
     parsed = parse(argv);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UserError(`${message.split('\n')[0].replace(/\.$/, '')}; ${USAGE}`);
+    throw argsError(err, USAGE, argv);
   }
   const [action, dataset, ...extra] = parsed.positionals;
-  if (action !== 'fetch') throw new UserError(`${action ? `unknown action '${action}'` : 'missing action'}; ${USAGE}`);
+  if (action !== 'fetch') throw new UserError(`${action ? `unknown action '${shown(action)}'` : 'missing action'}; ${USAGE}`);
   if (dataset !== 'gsm8k') {
-    throw new UserError(`${dataset ? `cannot fetch '${dataset}'` : 'missing dataset'}: only gsm8k is fetched (arith is generated); ${USAGE}`);
+    throw new UserError(`${dataset ? `cannot fetch '${shown(dataset)}'` : 'missing dataset'}: only gsm8k is fetched (arith is generated); ${USAGE}`);
   }
-  if (extra.length > 0) throw new UserError(`unexpected argument '${extra[0]}'; ${USAGE}`);
+  if (extra.length > 0) throw new UserError(`unexpected argument '${shown(extra[0])}'; ${USAGE}`);
   return { out: path.resolve(parsed.values.out ?? DEFAULT_GSM8K_DIR), from: parsed.values.from, verify: !parsed.values['no-verify'] };
 }
 
 function checkRelease(split: Gsm8kSplit, count: number, sha256: string, where: string): void {
   if (count !== GSM8K_SIZES[split]) {
-    throw new UserError(`${where}: ${split} has ${count} problems, the public release has ${GSM8K_SIZES[split]}; rerun with --no-verify to keep it anyway`);
+    throw new UserError(`${shown(where)}: ${split} has ${count} problems, the public release has ${GSM8K_SIZES[split]}; rerun with --no-verify to keep it anyway`);
   }
   if (sha256 !== GSM8K_SHA256[split]) {
-    throw new UserError(`${where}: ${split}.jsonl has sha256 ${sha256}, not the public release's ${GSM8K_SHA256[split]}; rerun with --no-verify to keep it anyway`);
+    throw new UserError(`${shown(where)}: ${split}.jsonl has sha256 ${sha256}, not the public release's ${GSM8K_SHA256[split]}; rerun with --no-verify to keep it anyway`);
   }
 }
 
@@ -105,14 +105,14 @@ export async function run(argv: string[]): Promise<number> {
   try {
     lines = opts.from ? await fromFolder(path.resolve(opts.from), opts) : await fromHub(opts);
   } catch (err) {
-    if (err instanceof DatasetError) throw new UserError(err.message);
+    if (err instanceof DatasetError) throw new UserError(shown(err.message));
     const code = (err as NodeJS.ErrnoException).code;
     if (code && typeof (err as NodeJS.ErrnoException).path === 'string') {
-      throw new UserError(`cannot write ${(err as NodeJS.ErrnoException).path} (${code})`);
+      throw new UserError(`cannot write ${shown(String((err as NodeJS.ErrnoException).path))} (${code})`);
     }
     throw err;
   }
-  const shown = path.relative(process.cwd(), opts.out) || '.';
-  process.stdout.write(`gsm8k in ${shown}: ${lines.join('; ')}\n`);
+  const outDir = path.relative(process.cwd(), opts.out) || '.';
+  process.stdout.write(`gsm8k in ${outDir}: ${lines.join('; ')}\n`);
   return 0;
 }

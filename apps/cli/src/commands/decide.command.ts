@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { decisionRule, type DecisionRule } from '@rx/spec';
 import { decidePairedItems, hoeffdingRecord, PairedItemsError, type ItemFile } from '@rx/stats';
 import { UserError } from '../user-error';
-import { argsError, describeFsError, readSpecFile, reportSpecFileError, SpecFileError } from './validate.command';
+import { argsError, describeFsError, readSpecFile, reportSpecFileError, shown, SpecFileError } from './validate.command';
 
 const USAGE = 'usage: rx decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl';
 
@@ -20,7 +20,7 @@ export async function run(argv: string[]): Promise<number> {
       allowPositionals: false,
     }));
   } catch (err) {
-    throw argsError(err, USAGE);
+    throw argsError(err, USAGE, argv);
   }
   const required = (flag: 'spec' | 'treatment' | 'baseline'): string => {
     const v = values[flag];
@@ -41,7 +41,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(hoeffdingRecord(result))}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof PairedItemsError || err instanceof RangeError) throw new UserError(err.message);
+    if (err instanceof PairedItemsError || err instanceof RangeError) throw new UserError(shown(err.message));
     throw err;
   }
 }
@@ -50,6 +50,6 @@ async function readItemFile(path: string, arm: string): Promise<ItemFile> {
   try {
     return { source: path, text: await readFile(path, 'utf8') };
   } catch (err) {
-    throw new UserError(`cannot read the ${arm} file ${path}: ${describeFsError(err)}`);
+    throw new UserError(`cannot read the ${arm} file ${shown(path)}: ${shown(describeFsError(err))}`);
   }
 }

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { gradeCompletion, MissingGroundTruthError } from '@rx/grading';
 import { z } from 'zod';
 import { UserError } from '../user-error';
+import { argsError, shown } from './validate.command';
 
 const USAGE = 'usage: rx grade --input completions.jsonl';
 
@@ -22,8 +23,7 @@ function parseOptions(argv: string[]): { input: string } {
   try {
     ({ values } = parseArgs({ args: argv, options: { input: { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UserError(`${message.split('\n')[0].replace(/\.$/, '')}; ${USAGE}`);
+    throw argsError(err, USAGE, argv);
   }
   if (typeof values.input !== 'string' || values.input === '') throw new UserError(`--input is required; ${USAGE}`);
   return { input: values.input };
@@ -61,11 +61,11 @@ export async function run(argv: string[]): Promise<number> {
     text = await readFile(input, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`cannot read --input ${input}${code ? ` (${code})` : ''}`);
+    throw new UserError(`cannot read --input ${shown(input)}${code ? ` (${code})` : ''}`);
   }
   const out: string[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {
-    if (raw.trim() !== '') out.push(gradeLine(raw, index + 1, input));
+    if (raw.trim() !== '') out.push(gradeLine(raw, index + 1, shown(input)));
   });
   if (out.length > 0) process.stdout.write(out.join('\n') + '\n');
   return 0;

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { RunDirError, writeReport } from '@rx/report';
 import { UserError } from '../user-error';
-import { argsError } from './validate.command';
+import { argsError, shown } from './validate.command';
 
 const USAGE = 'usage: rx report <run dir>';
 
@@ -14,7 +14,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     ({ positionals } = parseArgs({ args: argv, options: {}, strict: true, allowPositionals: true }));
   } catch (err) {
-    throw argsError(err, USAGE);
+    throw argsError(err, USAGE, argv);
   }
   if (positionals.length !== 1) throw new UserError(`expected one run directory, got ${positionals.length}; ${USAGE}`);
   try {
@@ -23,7 +23,7 @@ export async function run(argv: string[]): Promise<number> {
     for (const note of report.notes) process.stdout.write(`  note: ${note}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof RunDirError) throw new UserError(err.message);
+    if (err instanceof RunDirError) throw new UserError(shown(err.message));
     throw err;
   }
 }

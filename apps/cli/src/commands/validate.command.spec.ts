@@ -3,6 +3,8 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { argsError, shown } from './validate.command';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const FIXTURE = path.join(ROOT, 'libs/spec/src/fixtures/small-spec.json');
@@ -77,5 +79,31 @@ describe('rx validate', () => {
     const none = await rx(['validate']);
     expect(none.code).toBe(2);
     expect(none.stderr).toBe('rx: expected one spec file, got 0; usage: rx validate <spec.json>\n');
+  });
+});
+
+describe('one-line messages from arguments (in process)', () => {
+  const parseError = (argv: string[], options: Parameters<typeof parseArgs>[0]['options'] = {}): unknown => {
+    try {
+      parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+    } catch (err) {
+      return err;
+    }
+    throw new Error('parseArgs accepted the arguments');
+  };
+
+  it('shown escapes control characters and leaves the rest', () => {
+    expect(shown('a\nb\r\tc\u0000\u2028 é 😀')).toBe('a\\nb\\r\\tc\\u0000\\u2028 é 😀');
+    expect(shown('/tmp/plain name.jsonl')).toBe('/tmp/plain name.jsonl');
+  });
+
+  it.each([
+    [['--a\nb'], {}, "Unknown option '--a\\nb'; usage: rx x"],
+    [['--a.\nB'], {}, "Unknown option '--a.\\nB'; usage: rx x"],
+    [['x\ny'], {}, "Unexpected argument 'x\\ny'. This command does not take positional arguments; usage: rx x"],
+    [['--w', '-1'], { w: { type: 'string' } }, "Option '--w' argument is ambiguous. Did you forget to specify the option argument for '--w'? To specify an option argument starting with a dash use '--w=-XYZ'; usage: rx x"],
+  ] as const)('argsError(%j): %s', (argv, options, message) => {
+    const err = argsError(parseError([...argv], options as Parameters<typeof parseArgs>[0]['options']), 'usage: rx x', argv);
+    expect(err.message).toBe(message);
   });
 });

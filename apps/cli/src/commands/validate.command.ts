@@ -12,7 +12,7 @@ export class SpecFileError extends UserError {
     readonly path: string,
     readonly errors: string[],
   ) {
-    super(`${path}: invalid spec (${errors.length} error${errors.length === 1 ? '' : 's'})`);
+    super(`${shown(path)}: invalid spec (${errors.length} error${errors.length === 1 ? '' : 's'})`);
   }
 }
 
@@ -22,18 +22,18 @@ export async function readSpecFile(path: string): Promise<ExperimentSpec> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new UserError(`cannot read spec ${path}: ${describeFsError(err)}`);
+    throw new UserError(`cannot read spec ${shown(path)}: ${shown(describeFsError(err))}`);
   }
   const result = loadSpecText(text);
   if (result.ok) return result.spec;
   const json = result.errors.length === 1 && result.errors[0].startsWith('$: invalid JSON: ');
-  if (json) throw new UserError(`${path}: ${result.errors[0].slice(3)}`);
+  if (json) throw new UserError(`${shown(path)}: ${shown(result.errors[0].slice(3))}`);
   throw new SpecFileError(path, result.errors);
 }
 
 /** Writes a SpecFileError as its header and one indented line per error; returns the exit code 2. */
 export function reportSpecFileError(err: SpecFileError): number {
-  process.stderr.write(`rx: ${err.message}\n${err.errors.map((e) => `  ${e}\n`).join('')}`);
+  process.stderr.write(`rx: ${err.message}\n${err.errors.map((e) => `  ${shown(e)}\n`).join('')}`);
   return 2;
 }
 
@@ -45,10 +45,26 @@ export function describeFsError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** parseArgs' error (unknown flag, missing value) as a one-line UserError with the usage. */
-export function argsError(err: unknown, usage: string): UserError {
-  const message = err instanceof Error ? err.message : String(err);
-  return new UserError(`${message.split('\n')[0].replace(/\.$/, '')}; ${usage}`);
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** An argument, path or message as one line: control characters (line breaks) written as JSON escapes. */
+export function shown(text: string): string {
+  return text.replace(CONTROL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * parseArgs' error (unknown flag, missing value) as a one-line UserError with the usage. Its sentences are kept
+ * (the hint "use '--bandwidth=-XYZ'" for a value starting with a dash is the fix), the arguments it quotes escaped.
+ */
+export function argsError(err: unknown, usage: string, argv: readonly string[] = []): UserError {
+  // parseArgs' errors may come from another realm (jest's vm): read the message, not `instanceof Error`
+  const raw = (err as { message?: unknown } | null)?.message;
+  let message = typeof raw === 'string' ? raw : String(err);
+  for (const arg of argv) if (shown(arg) !== arg) message = message.split(arg).join(shown(arg));
+  // Node ends each sentence of a several-line message with '.' or '?' and a line break
+  const sentences = message.split(/(?<=[.?])\n/).map(shown);
+  return new UserError(`${sentences.join(' ').replace(/\.$/, '')}; ${usage}`);
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -56,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     ({ positionals } = parseArgs({ args: argv, options: {}, strict: true, allowPositionals: true }));
   } catch (err) {
-    throw argsError(err, USAGE);
+    throw argsError(err, USAGE, argv);
   }
   if (positionals.length !== 1) throw new UserError(`expected one spec file, got ${positionals.length}; ${USAGE}`);
   const path = positionals[0];
