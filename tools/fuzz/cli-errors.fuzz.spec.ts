@@ -79,7 +79,7 @@ const FLAGS: Record<CommandName, string[]> = {
   report: [],
 };
 const ODD_ARGS = ['--bogus', '-x', '--', '--=', '--input=', '-', '', ' ', '--help', '--spec=', '--no-verify=1', '\u0000', 'é', '--estimator', '-h'];
-// no line breaks: an argument with one is echoed raw (the skipped BUG test below)
+// no line breaks here: the named tests below check arguments with one (escaped, one line)
 const ODD_VALUES = ['', ' ', '-1', '0', '1', '2.5', 'NaN', 'Infinity', '1e309', 'kernel', 'group_mean', 'bogus', '256', '\t', '--input'];
 
 /** A random argument list for `command`: known flags with file or odd values, odd arguments, positionals. */
@@ -184,8 +184,8 @@ describe('user mistakes name their cause and the fix', () => {
   }, fuzzTimeoutMs(120_000));
 });
 
-describe('user mistakes the messages lose (skipped until fixed)', () => {
-  // BUG: the commands keep only the first line of parseArgs' error (argsError, apps/cli/src/commands/
+describe('user mistakes the messages lose (once lost, now fixed)', () => {
+  // FIXED (was a BUG, now guarded): the commands keep only the first line of parseArgs' error (argsError, apps/cli/src/commands/
   // validate.command.ts:51, and the copies in advantages.command.ts:53, grade.command.ts:26, data.command.ts:47);
   // for a negative value that drops the fix Node gives on the next lines ("To specify an option argument
   // starting with a dash use '--bandwidth=-XYZ'"): `rx advantages --estimator kernel --bandwidth -1 --input f`
@@ -195,7 +195,7 @@ describe('user mistakes the messages lose (skipped until fixed)', () => {
     expect(message).toContain('--bandwidth=-');
   });
 
-  // BUG: arguments are echoed raw into the one-line errors (data.command.ts:50-54 "unknown action '…'",
+  // FIXED (was a BUG, now guarded): arguments are echoed raw into the one-line errors (data.command.ts:50-54 "unknown action '…'",
   // "cannot fetch '…'", "unexpected argument '…'"; advantages.command.ts:57 "got '…'"; parseArgs' own
   // "Unknown option '…'"; file paths in "cannot read …"), so an argument holding a line break splits the error
   // over two lines: `rx data fetch gsm8k $'a\nb'`. JSON.stringify them, as libs/stats does.

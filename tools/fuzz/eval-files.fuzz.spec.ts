@@ -204,7 +204,7 @@ describe('eval file fuzz (rx decide inputs)', () => {
     expect(message).toMatch(/^item sets differ: /);
   });
 
-  // BUG: libs/stats/src/paired-items.ts:65 (duplicate item_id) and :110 (`sample`, item sets differ) put the
+  // FIXED (was a BUG, now guarded): libs/stats/src/paired-items.ts:65 (duplicate item_id) and :110 (`sample`, item sets differ) put the
   // whole item_id into the message, so a file with a megabyte id makes `rx decide` print a megabyte error line;
   // `describe` (line 114) already truncates values at 40 characters, ids could be shown the same way.
   it('error messages stay short whatever the ids', () => {
@@ -216,7 +216,7 @@ describe('eval file fuzz (rx decide inputs)', () => {
     expect(differ.length).toBeLessThan(1000);
   });
 
-  // BUG: libs/stats/src/paired-items.ts:57 reports an integer id too large for a double (400 digits, 1e400) as
+  // FIXED (was a BUG, now guarded): libs/stats/src/paired-items.ts:57 reports an integer id too large for a double (400 digits, 1e400) as
   // "item_id must be a non-empty string or an integer, got null" (`describe` JSON.stringifies Infinity): the
   // user wrote an integer and is told it was null. Say it is too large (use a string id).
   it('an integer id too large for a number is reported as such, not as null', () => {
@@ -224,7 +224,7 @@ describe('eval file fuzz (rx decide inputs)', () => {
     expect(message).not.toMatch(/got null/);
   });
 
-  // BUG: libs/stats/src/paired-items.ts:56 accepts integer ids beyond Number.MAX_SAFE_INTEGER, which JSON.parse
+  // FIXED (was a BUG, now guarded): libs/stats/src/paired-items.ts:56 accepts integer ids beyond Number.MAX_SAFE_INTEGER, which JSON.parse
   // rounds: treatment id 9007199254740993 silently pairs with baseline id 9007199254740992 (a different item).
   // Refuse unsafe integers (ask for a string id).
   it('integer ids beyond 2^53 are refused rather than rounded into another item', () => {

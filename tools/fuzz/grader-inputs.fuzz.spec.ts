@@ -119,7 +119,7 @@ describe('grader fuzz', () => {
     );
   });
 
-  // BUG: libs/grading/src/latex-to-text.ts (the Walker behind latexToText, reached from gradeCompletion through
+  // FIXED (was a BUG, now guarded): libs/grading/src/latex-to-text.ts (the Walker behind latexToText, reached from gradeCompletion through
   // isEquivalent -> normalizeExpression) takes time exponential in the number of groups LaTeX sees unclosed: a
   // macro argument that hits the end of the text is given up (EndOfStream -> null) and the rest is parsed again,
   // at every level. '\}' is a closing brace to extractBoxed but a literal to LaTeX, so this 182-character
@@ -133,7 +133,7 @@ describe('grader fuzz', () => {
     grade(c, 'Because.\n#### 1', true);
   });
 
-  // BUG: libs/grading/src/numeric-expression.ts:83-88 (isqrt) seeds the integer square root with a float and then
+  // FIXED (was a BUG, now guarded): libs/grading/src/numeric-expression.ts:83-88 (isqrt) seeds the integer square root with a float and then
   // steps by 1 (`x--` / `x++`) to the exact root: about sqrt(n) * 2^-53 steps, so the root of a large integer runs
   // for seconds or forever. isEquivalent reaches it when neither side is an integer: gradeCompletion of
   // `\\boxed{\\sqrt{3**100}}` against "#### 2.5" takes about a second; `\\boxed{\\sqrt{2**1023}}` (18 characters)
@@ -142,7 +142,7 @@ describe('grader fuzz', () => {
     grade('\\boxed{\\sqrt{3**100}}', 'Because.\n#### 2.5', true);
   });
 
-  // BUG: the same isqrt (libs/grading/src/numeric-expression.ts:85) turns a root argument above ~1.8e308 into
+  // FIXED (was a BUG, now guarded): the same isqrt (libs/grading/src/numeric-expression.ts:85) turns a root argument above ~1.8e308 into
   // BigInt(Infinity), a RangeError that escapes isEquivalent and gradeCompletion: `\\boxed{\\sqrt{10**400}}`
   // against "#### 2.5" throws "The number Infinity cannot be converted to a BigInt" (so `rx grade` on that line
   // ends in "rx: internal error" with a stack trace, and a grader job fails on it).

@@ -191,7 +191,7 @@ describe('policy server body fuzz', () => {
     expect({ status: overSample.status, bad: badAnswer(overSample) }).toEqual({ status: 400, bad: null });
   });
 
-  // BUG: libs/backend/src/tinker/tinker-datum.ts:78 (tensorToDense, used by the policy server's forward_backward)
+  // FIXED (was a BUG, now guarded): libs/backend/src/tinker/tinker-datum.ts:78 (tensorToDense, used by the policy server's forward_backward)
   // allocates `new Array(rows * cols)` from the request's own `shape` before checking it against the data, so a
   // 100-byte CSR tensor with shape [1, 4294967296] throws RangeError "Invalid array length", which the server
   // answers as 500 "internal server error" (and shape [1, 1e8] makes it allocate 800 MB for one request). Check
