@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { argsError, shown } from './validate.command';
 
 const ROOT = path.resolve(__dirname, '../../../..');
@@ -83,7 +83,7 @@ describe('rx validate', () => {
 });
 
 describe('one-line messages from arguments (in process)', () => {
-  const parseError = (argv: string[], options: Parameters<typeof parseArgs>[0]['options'] = {}): unknown => {
+  const parseError = (argv: string[], options: ParseArgsConfig['options'] = {}): unknown => {
     try {
       parseArgs({ args: argv, options, strict: true, allowPositionals: false });
     } catch (err) {
@@ -103,7 +103,7 @@ describe('one-line messages from arguments (in process)', () => {
     [['x\ny'], {}, "Unexpected argument 'x\\ny'. This command does not take positional arguments; usage: rx x"],
     [['--w', '-1'], { w: { type: 'string' } }, "Option '--w' argument is ambiguous. Did you forget to specify the option argument for '--w'? To specify an option argument starting with a dash use '--w=-XYZ'; usage: rx x"],
   ] as const)('argsError(%j): %s', (argv, options, message) => {
-    const err = argsError(parseError([...argv], options as Parameters<typeof parseArgs>[0]['options']), 'usage: rx x', argv);
+    const err = argsError(parseError([...argv], options as ParseArgsConfig['options']), 'usage: rx x', argv);
     expect(err.message).toBe(message);
   });
 });
