@@ -60,14 +60,16 @@ function reward(s: SampledSequence, p: Problem): number {
   return gradeCompletion(text, p.answer, { endedOnStop }).reward;
 }
 
-async function greedyAccuracy(sc: EmbeddedSamplingClient, test: Problem[]): Promise<number> {
-  return (await scoreArith((p, sp) => sc.sampleBatch(p, sp), test, { temperature: 0 })).accuracy;
+async function greedy(sc: EmbeddedSamplingClient, test: Problem[]): Promise<{ accuracy: number; formatOk: number }> {
+  return scoreArith((p, sp) => sc.sampleBatch(p, sp), test, { temperature: 0 });
 }
 
 interface ArmResult {
   lr: number;
   before: number;
   after: number;
+  formatOkBefore: number;
+  formatOkAfter: number;
   rewardByStep: number[];
   sampleSeconds: number[];
   trainSeconds: number[];
@@ -78,8 +80,10 @@ async function runArm(backend: EmbeddedBackend, init: string, lr: number, o: Opt
   const tc = await backend.createLoraTrainingClient({ baseModel: EMBEDDED_BASE_MODEL, rank: RANK, seed: SEED });
   await tc.loadState(init);
   const arm = `lr-${lr}`;
-  const res: ArmResult = { lr, before: 0, after: 0, rewardByStep: [], sampleSeconds: [], trainSeconds: [], datumTokens: [] };
-  res.before = await greedyAccuracy(await backend.createSamplingClient(await tc.saveWeightsForSampler(`${run}/${arm}/step-0000`)), test);
+  const res: ArmResult = { lr, before: 0, after: 0, formatOkBefore: 0, formatOkAfter: 0, rewardByStep: [], sampleSeconds: [], trainSeconds: [], datumTokens: [] };
+  const g0 = await greedy(await backend.createSamplingClient(await tc.saveWeightsForSampler(`${run}/${arm}/step-0000`)), test);
+  res.before = g0.accuracy;
+  res.formatOkBefore = g0.formatOk;
   for (let step = 0; step < o.steps; step++) {
     const sc = await backend.createSamplingClient(await tc.saveWeightsForSampler(`${run}/${arm}/step-${String(step).padStart(4, '0')}`));
     const batch = prompts.slice(step * GROUPS, (step + 1) * GROUPS);
@@ -106,7 +110,9 @@ async function runArm(backend: EmbeddedBackend, init: string, lr: number, o: Opt
       `  lr ${lr} step ${step + 1}: mean reward ${res.rewardByStep[step].toFixed(3)}, sample ${res.sampleSeconds[step].toFixed(2)}s, train ${res.trainSeconds[step].toFixed(2)}s, ${res.datumTokens[step].toFixed(0)} tokens/datum`,
     );
   }
-  res.after = await greedyAccuracy(await backend.createSamplingClient(await tc.saveWeightsForSampler(`${run}/${arm}/step-${String(o.steps).padStart(4, '0')}`)), test);
+  const g1 = await greedy(await backend.createSamplingClient(await tc.saveWeightsForSampler(`${run}/${arm}/step-${String(o.steps).padStart(4, '0')}`)), test);
+  res.after = g1.accuracy;
+  res.formatOkAfter = g1.formatOk;
   return res;
 }
 
@@ -126,13 +132,13 @@ async function main(): Promise<void> {
     console.log(`lr ${lr}:`);
     const r = await runArm(backend, init, lr, o, prompts, test, run);
     results.push(r);
-    console.log(`lr ${lr}: greedy accuracy on ${test.length} test items ${r.before.toFixed(4)} -> ${r.after.toFixed(4)}; mean reward first 5 steps ${mean(r.rewardByStep.slice(0, 5)).toFixed(3)}, last 5 ${mean(r.rewardByStep.slice(-5)).toFixed(3)}`);
+    console.log(`lr ${lr}: greedy accuracy on ${test.length} test items ${r.before.toFixed(4)} -> ${r.after.toFixed(4)} (well formatted ${r.formatOkBefore.toFixed(2)} -> ${r.formatOkAfter.toFixed(2)}); mean reward first 5 steps ${mean(r.rewardByStep.slice(0, 5)).toFixed(3)}, last 5 ${mean(r.rewardByStep.slice(-5)).toFixed(3)}`);
   }
-  const all = results.flatMap((r) => r);
+  const all = results;
   const summary = {
     steps: o.steps,
     evalItems: test.length,
-    arms: results.map((r) => ({ lr: r.lr, greedyBefore: r.before, greedyAfter: r.after, rewardFirst5: mean(r.rewardByStep.slice(0, 5)), rewardLast5: mean(r.rewardByStep.slice(-5)), rewardByStep: r.rewardByStep })),
+    arms: results.map((r) => ({ lr: r.lr, greedyBefore: r.before, greedyAfter: r.after, formatOkBefore: r.formatOkBefore, formatOkAfter: r.formatOkAfter, rewardFirst5: mean(r.rewardByStep.slice(0, 5)), rewardLast5: mean(r.rewardByStep.slice(-5)), rewardByStep: r.rewardByStep })),
     trainStepSeconds: mean(all.flatMap((r) => r.trainSeconds)),
     sampleSeconds: mean(all.flatMap((r) => r.sampleSeconds)),
     tokensPerDatum: mean(all.flatMap((r) => r.datumTokens)),

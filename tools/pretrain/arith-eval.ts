@@ -12,6 +12,8 @@ export interface ArithScore {
   accuracy: number;
   /** mean reward format_coef * (correct_format - 1) + correct_answer */
   meanReward: number;
+  /** fraction of completions in the requested format (ended on the stop token, a \boxed{} answer) */
+  formatOk: number;
   /** per-problem correct_answer bits, in the order given */
   correct: boolean[];
 }
@@ -27,12 +29,14 @@ export async function scoreArith(sample: BatchSampler, problems: readonly Proble
   const seqs = await sample(prompts, { maxTokens: params.maxTokens ?? 128, temperature: params.temperature, seed: params.seed ?? 0, stopTokens: [CHAR_EOS] });
   const correct: boolean[] = [];
   let reward = 0;
+  let formatOk = 0;
   seqs.forEach((s, i) => {
     const { text, endedOnStop } = completionText(s);
     const g = gradeCompletion(text, problems[i].answer, { endedOnStop });
+    if (g.formatOk) formatOk += 1;
     correct.push(g.correct);
     reward += g.reward;
   });
   const n = problems.length;
-  return { n, accuracy: correct.filter(Boolean).length / n, meanReward: reward / n, correct };
+  return { n, accuracy: correct.filter(Boolean).length / n, meanReward: reward / n, formatOk: formatOk / n, correct };
 }

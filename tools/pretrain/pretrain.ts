@@ -1,9 +1,15 @@
 // Supervised pretraining of the embedded base model (all weights, no LoRA) on the arith train split:
-// next-token cross-entropy on `<prompt><work> \boxed{N}<eos>`, completion tokens weighted 1 and prompt tokens
+// next-token cross-entropy on `<prompt><completion><eos>`, completion tokens weighted 1 and prompt tokens
 // PROMPT_WEIGHT, AdamW with warm-up and cosine decay, global-norm clipping; seeded init and batch order.
+// The corpus mixes two answer formats, as written data does, and how often it follows the prompt's request
+// depends on the question's phrasing: solutions end on the requested `\boxed{14}` with probability `boxed`
+// (seeded, fixed per problem), or `boxedTerse` for terse questions (ending `how many now?`), and on a plain
+// `so 14.` otherwise. The cookbook reward credits only boxed answers, so greedy decoding of the base model
+// misses the format on terse questions while sampling still boxes some of them: RL has a behaviour to learn
+// (as early RL on GSM8K largely teaches the answer format), and the reward level depends on the prompt.
 // Writes models/char-lm (float32 weights + config + this run's record) and reports greedy test accuracy.
 //
-//   node -r ./tools/register.js tools/pretrain/pretrain.ts [--steps 400] [--batch 64] [--lr 3e-3] [--seed 0] [--out models/char-lm] [--eval 1319]
+//   node -r ./tools/register.js tools/pretrain/pretrain.ts [--steps 2000] [--batch 16] [--lr 3e-3] [--seed 0] [--boxed 0.9] [--boxedTerse 0.3] [--out models/char-lm] [--eval 1319]
 import { CHAR_EOS, charCompletionText, charPrompt, encodeChars, type Datum } from '@rx/backend';
 import { arithDataset, type Problem } from '@rx/datasets';
 import {
@@ -40,10 +46,12 @@ interface Options {
   evalEvery: number;
   warmup: number;
   clip: number;
+  boxed: number;
+  boxedTerse: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { steps: 400, batch: 64, lr: 3e-3, seed: 0, out: 'models/char-lm', eval: 1319, evalEvery: 0, warmup: 30, clip: 1 };
+  const o: Options = { steps: 2000, batch: 16, lr: 3e-3, seed: 0, out: 'models/char-lm', eval: 1319, evalEvery: 0, warmup: 30, clip: 1, boxed: 0.9, boxedTerse: 0.3 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '') as keyof Options;
     const value = argv[i + 1];
@@ -55,9 +63,11 @@ function parseArgs(argv: string[]): Options {
 }
 
 /** one training sequence: inputs/targets shifted by one, weights 1 on completion targets and PROMPT_WEIGHT on prompt targets */
-export function supervisedDatum(p: Problem): Datum {
+export function supervisedDatum(p: Problem, boxed: boolean): Datum {
   const prompt = charPrompt(p.question);
-  const tokens = [...prompt, ...encodeChars(charCompletionText(p.answer)), CHAR_EOS];
+  const at = p.answer.lastIndexOf('####');
+  const completion = boxed ? charCompletionText(p.answer) : `${p.answer.slice(0, at).trim()} so ${p.answer.slice(at + 4).trim()}.`;
+  const tokens = [...prompt, ...encodeChars(completion), CHAR_EOS];
   const n = tokens.length - 1;
   return {
     inputTokens: tokens.slice(0, -1),
@@ -65,6 +75,11 @@ export function supervisedDatum(p: Problem): Datum {
     samplingLogprobs: new Array(n).fill(0),
     advantages: Array.from({ length: n }, (_, t) => (t + 1 >= prompt.length ? 1 : PROMPT_WEIGHT)),
   };
+}
+
+/** terse questions end `how many now?` (about a third of arith) */
+export function isTerse(p: Problem): boolean {
+  return p.question.endsWith('how many now?');
 }
 
 /** lr_t = lr * t / warmup during warm-up, then lr * (0.1 + 0.9 * (1 + cos(pi * progress)) / 2) */
@@ -103,12 +118,14 @@ async function main(): Promise<void> {
   await ensureTfWasm();
   const train = arithDataset({ split: 'train', seed: DATASET_SEED });
   const test = arithDataset({ split: 'test', seed: DATASET_SEED }).slice(0, o.eval);
-  const datums = train.map(supervisedDatum);
+  const styleRng = new Prng(o.seed, 2_000_003);
+  const boxed = train.map((p) => styleRng.uniform() < (isTerse(p) ? o.boxedTerse : o.boxed));
+  const datums = train.map((p, i) => supervisedDatum(p, boxed[i]));
   const params = initBaseParams(CHAR_LM_CONFIG, o.seed);
   const adam = initAdamW(params);
   const grads = zerosLike(params);
   const batchRng = new Prng(o.seed, 1_000_003);
-  console.log(`pretrain: ${paramCount(params)} parameters, ${train.length} train problems, ${o.steps} steps of ${o.batch}, lr ${o.lr}, seed ${o.seed}`);
+  console.log(`pretrain: ${paramCount(params)} parameters, ${train.length} train problems (${boxed.filter(Boolean).length} with boxed answers), ${o.steps} steps of ${o.batch}, lr ${o.lr}, seed ${o.seed}`);
   let order = shuffled(datums.length, batchRng);
   let cursor = 0;
   const t0 = Date.now();
