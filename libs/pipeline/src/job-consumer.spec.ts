@@ -105,4 +105,33 @@ describe('consumeJob', () => {
     // the job's own attempts win over the catalog's
     await expect(fail(0, { attempts: 1 })).rejects.toThrow('gave up after 1 attempt: backend unavailable');
   });
+
+  it('runs a stage again while Redis is away, without using up the job\'s attempts', async () => {
+    const d = deps();
+    const req = testStepRequest('r', 'gs1_kernel', 0);
+    const pauses: number[] = [];
+    let calls = 0;
+    // the last attempt: an ordinary failure here would be dead-lettered
+    const out = await consumeJob('step-requests', { id: 'j', data: req, attemptsMade: 2 }, { ...d, sleep: async (ms) => void pauses.push(ms) }, async () => {
+      calls++;
+      if (calls <= 3) throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
+      return 'done';
+    });
+    expect(out).toBe('done');
+    expect(calls).toBe(4);
+    expect(pauses).toEqual([250, 500, 1000]);
+    expect(d.queues.deadLetters).toEqual([]);
+  });
+
+  it('counts a Redis outage longer than its budget as a failed attempt', async () => {
+    const d = deps();
+    const req = testStepRequest('r', 'gs1_kernel', 0);
+    const pauses: number[] = [];
+    const run = consumeJob('step-requests', { id: 'j', data: req, attemptsMade: 2 }, { ...d, redisOutageMs: 5000, sleep: async (ms) => void pauses.push(ms) }, async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+    });
+    await expect(run).rejects.toThrow('prepare of job j gave up after 3 attempts: connect ECONNREFUSED 127.0.0.1:6379');
+    expect(pauses).toEqual([250, 500, 1000, 2000, 4000]);
+    expect(d.queues.deadLetters).toHaveLength(1);
+  });
 });

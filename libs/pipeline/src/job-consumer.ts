@@ -2,14 +2,16 @@
 // safeParse it against the catalog (failure: dead letter with zod's path-named issues, a counter up, and
 // UnrecoverableError so BullMQ never retries it), run the stage under its time limit, time it. A stage that
 // keeps failing is retried with the queue's back-off; its last attempt's failure is dead-lettered too, so the
-// controller sees why the step stopped instead of waiting for it.
+// controller sees why the step stopped instead of waiting for it. A stage that failed because Redis was away (a
+// restart) is run again once it answers, within the same attempt and for up to `redisOutageMs`: stages are
+// idempotent (a redelivery runs them again anyway), and an outage must not use up a job's attempts.
 import { UnrecoverableError } from 'bullmq';
 import { artefactEnvelopeSchema, isArtefactEnvelope, QUEUE_CATALOG, type DeadLetter, type PayloadOf, type QueueName } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
 import type { ZodIssue } from 'zod';
 import { edgeOfQueue } from './pipeline-graph';
 import type { QueueProducer } from './queue.repository';
-import { UnrecoverableStageError } from './stage-errors';
+import { isRedisUnavailable, UnrecoverableStageError } from './stage-errors';
 import { withTimeout } from './stage-timeout';
 
 /** The part of a BullMQ Job a consumer reads. */
@@ -27,8 +29,13 @@ export interface JobConsumerDeps {
   metrics: Pick<RxMetrics, 'countDeadLetter' | 'observeStage'>;
   /** overrides the graph's stage time limit */
   timeoutMs?: number;
+  /** how long a stage waits, in all, for Redis to come back before the failure counts as an attempt (default 60 s) */
+  redisOutageMs?: number;
   now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
 }
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const MAX_ISSUES_IN_MESSAGE = 5;
 
@@ -88,18 +95,28 @@ export async function consumeJob<Q extends QueueName, R>(
   }
   const payload = parsed.data as PayloadOf<Q>;
   const started = now();
-  try {
-    const result = await withTimeout(handle(payload), deps.timeoutMs ?? edge.timeoutMs, `${edge.stage} of job ${job.id}`);
-    const arm = (payload as { arm?: string }).arm;
-    if (arm) deps.metrics.observeStage(edge.stage, arm, (now() - started) / 1000);
-    return result;
-  } catch (err) {
-    if (err instanceof UnrecoverableStageError) return deadLetter('unrecoverable', err.message, []);
-    const attempts = job.opts?.attempts ?? QUEUE_CATALOG[queue].jobOptions.attempts;
-    if (job.attemptsMade + 1 >= attempts) {
-      const message = err instanceof Error ? err.message : String(err);
-      return deadLetter('unrecoverable', `${edge.stage} of job ${job.id} gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${message}`, []);
+  const sleep = deps.sleep ?? sleepFor;
+  const outageBudgetMs = deps.redisOutageMs ?? 60_000;
+  let waitedMs = 0;
+  for (let pauseMs = 250; ; pauseMs = Math.min(pauseMs * 2, 4000)) {
+    try {
+      const result = await withTimeout(handle(payload), deps.timeoutMs ?? edge.timeoutMs, `${edge.stage} of job ${job.id}`);
+      const arm = (payload as { arm?: string }).arm;
+      if (arm) deps.metrics.observeStage(edge.stage, arm, (now() - started) / 1000);
+      return result;
+    } catch (err) {
+      if (isRedisUnavailable(err) && waitedMs < outageBudgetMs) {
+        await sleep(pauseMs);
+        waitedMs += pauseMs;
+        continue;
+      }
+      if (err instanceof UnrecoverableStageError) return deadLetter('unrecoverable', err.message, []);
+      const attempts = job.opts?.attempts ?? QUEUE_CATALOG[queue].jobOptions.attempts;
+      if (job.attemptsMade + 1 >= attempts) {
+        const message = err instanceof Error ? err.message : String(err);
+        return deadLetter('unrecoverable', `${edge.stage} of job ${job.id} gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${message}`, []);
+      }
+      throw err;
     }
-    throw err;
   }
 }

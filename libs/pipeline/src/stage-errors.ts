@@ -22,3 +22,16 @@ export class StageTimeoutError extends Error {
     this.name = 'StageTimeoutError';
   }
 }
+
+// ioredis' words for "Redis is not there right now" (restart, failover, network loss), and the codes of the socket errors
+const REDIS_UNAVAILABLE_MESSAGES = [/Stream isn't writeable/, /Connection is closed/, /^LOADING /, /max retries per request limit/i];
+const REDIS_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
+/** Redis could not be reached: not the job's fault, so it must not use up the job's attempts. */
+export function isRedisUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.name === 'MaxRetriesPerRequestError') return true;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && REDIS_UNAVAILABLE_CODES.has(code)) return true;
+  return REDIS_UNAVAILABLE_MESSAGES.some((re) => re.test(err.message));
+}
