@@ -153,8 +153,8 @@ describe('policy server', () => {
     expect([health.status, await health.json()]).toEqual([200, { status: 'ok', backend: 'embedded' }]);
     await call(server, 'create_session', { sdk_version: 'test' });
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    expect(metrics).toContain('rx_policy_server_requests_total{endpoint="create_session",status="200"} 1');
-    expect(metrics).toContain('rx_policy_server_futures_pending 0');
+    expect(metrics).toContain('rx_policy_server_requests_total{endpoint="create_session",status="200",service="policy-server"} 1');
+    expect(metrics).toContain('rx_policy_server_futures_pending{service="policy-server"} 0');
     expect(metrics).toContain('process_cpu_user_seconds_total');
     await backend.close();
     const down = await fetch(`${server.url}/health`);

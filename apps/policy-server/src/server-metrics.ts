@@ -40,6 +40,8 @@ export class ServerMetrics {
   readonly futuresPending: Gauge;
 
   constructor(pendingFutures: () => number) {
+    // as on every rx service: the service name on every series, so one Prometheus job can scrape them all
+    this.registry.setDefaultLabels({ service: 'policy-server' });
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'rx_policy_server_requests_total',

@@ -1,13 +1,19 @@
 // THE LONGEST TEST (about a minute on 2 cores): `rx run` itself, as `npm start` runs it, on a reduced embedded
 // experiment: the CLI starts the controller, which starts the policy server (the embedded transformer), the four
 // services and uses the real Redis. Reduced by a spec override to 1 training step per arm and 16 eval items; the
-// pilot and the gates are as the spec says. Every file of the run directory is checked against the others.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// pilot and the gates are as the spec says. Every file of the run directory is checked against the others, and
+// every service's /metrics, scraped over HTTP while the run goes on, against the run's record.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import type { StepRecord } from '@rx/contracts';
 import { arithDataset } from '@rx/datasets';
+import { parseExposition, type ParsedFamily } from '@rx/metrics';
+import { baselineArm, treatmentArm } from '@rx/spec';
 import { REPO_ROOT } from '../infra/repo-root';
-import { checkCompletedRun, cli } from './run-directory.check';
+import type { PilotResult } from '../phases/pilot.phase';
+import { checkCompletedRun, jsonLines } from './run-directory.check';
 
 jest.setTimeout(300_000);
 
@@ -15,22 +21,126 @@ const CHECKPOINT = path.join(REPO_ROOT, 'models', 'char-lm');
 const haveModel = existsSync(CHECKPOINT);
 if (!haveModel) console.warn(`controller e2e: the embedded checkpoint ${CHECKPOINT} is not in the tree; the embedded rx run test is SKIPPED`);
 
+const SERVICES = ['controller', 'policy-server', 'sampler', 'grader', 'advantage', 'trainer'] as const;
+type Service = (typeof SERVICES)[number];
+
+interface Scrapes {
+  /** the last exposition of each service, parsed */
+  last: Partial<Record<Service, Map<string, ParsedFamily>>>;
+  /** the controller's last exposition that had gate values in it */
+  controllerWithGates?: Map<string, ParsedFamily>;
+  count: number;
+}
+
+/** runs `rx run` in a child process and scrapes every endpoint of logs/endpoints.json until it exits */
+async function runWhileScraping(args: string[], out: string): Promise<{ status: number | null; output: string; scrapes: Scrapes }> {
+  const child = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args], { cwd: REPO_ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let done = false;
+  void exited.then(() => (done = true));
+  const scrapes: Scrapes = { last: {}, count: 0 };
+  const endpointsFile = path.join(out, 'logs', 'endpoints.json');
+  while (!done) {
+    await new Promise((r) => setTimeout(r, 300));
+    if (!existsSync(endpointsFile)) continue;
+    const { endpoints } = JSON.parse(readFileSync(endpointsFile, 'utf8')) as { endpoints: Partial<Record<Service, string>> };
+    await Promise.all(
+      SERVICES.map(async (name) => {
+        const url = endpoints[name];
+        if (!url) return;
+        try {
+          const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2000) });
+          if (res.status !== 200) return;
+          expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+          const parsed = parseExposition(await res.text());
+          scrapes.last[name] = parsed;
+          scrapes.count++;
+          if (name === 'controller' && parsed.has('rx_gate_value') && parsed.get('rx_gate_value')!.metrics.length > 0) scrapes.controllerWithGates = parsed;
+        } catch {
+          // the stack is starting or stopping
+        }
+      }),
+    );
+  }
+  return { status: await exited, output, scrapes };
+}
+
+function samples(families: Map<string, ParsedFamily>, name: string): Array<{ labels: Record<string, string>; value: number }> {
+  const f = families.get(name);
+  if (!f) throw new Error(`no ${name} in the exposition (have ${[...families.keys()].filter((k) => k.startsWith('rx_')).join(', ')})`);
+  return f.metrics.map((m) => ({ labels: m.labels ?? {}, value: Number(m.value) }));
+}
+
 (haveModel ? describe : describe.skip)('rx run on the embedded model (policy server and services spawned)', () => {
   let work: string;
   beforeAll(() => (work = mkdtempSync(path.join(tmpdir(), 'rx-ctl-embedded-'))));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('runs a reduced experiment end to end; the run directory agrees with itself', () => {
+  it('runs a reduced experiment end to end; the run directory and every service\'s metrics agree with the record', async () => {
     const steps = 1;
     const nEval = 16;
     const override = path.join(work, 'override.json');
     writeFileSync(override, JSON.stringify({ steps, dataset: { n_examples: 128 }, eval: { n_examples: nEval }, feasibility: { effective_config: { steps, n_eval: nEval } } }));
     const out = path.join(work, 'run');
-    const r = cli(['run', '--spec', 'specs/embedded.json', '--override', override, '--out', out, '--port', 'off']);
-    if (r.status !== 0) throw new Error(`rx run exited ${r.status}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
-    expect(r.stdout).toMatch(/verdict: (supported|inconclusive|refuted)/);
-    const { record } = checkCompletedRun(out, arithDataset({ split: 'test', seed: 0 }).slice(0, nEval).map((p) => p.id));
+    const r = await runWhileScraping(['run', '--spec', 'specs/embedded.json', '--override', override, '--out', out, '--port', '0'], out);
+    if (r.status !== 0) throw new Error(`rx run exited ${r.status}\n${r.output.slice(-6000)}`);
+    expect(r.output).toMatch(/verdict: (supported|inconclusive|refuted)/);
+    const { record, spec } = checkCompletedRun(out, arithDataset({ split: 'test', seed: 0 }).slice(0, nEval).map((p) => p.id));
     expect(record.backend).toBe('embedded');
     expect(record.feasibility.gpu_hours.projected).toBe(0);
+
+    // every service answered /metrics with a parseable exposition, its own service label and the Node metrics
+    const { scrapes } = r;
+    expect(Object.keys(scrapes.last).sort()).toEqual([...SERVICES].sort());
+    for (const name of SERVICES) {
+      const fam = scrapes.last[name]!;
+      expect([name, fam.has('process_cpu_seconds_total'), fam.has('nodejs_heap_size_used_bytes')]).toEqual([name, true, true]);
+      for (const [metric, f] of fam) for (const m of f.metrics) if (m.labels) expect([name, metric, m.labels.service]).toEqual([name, metric, name]);
+    }
+
+    // the gate series of the controller carry the values and verdicts of the record's chosen pilot
+    const pilot = record.gates as PilotResult;
+    const chosen = pilot.pilots[pilot.pilots.length - 1];
+    const t = treatmentArm(spec).name;
+    const b = baselineArm(spec).name;
+    expect(scrapes.controllerWithGates).toBeDefined();
+    const gates = scrapes.controllerWithGates!;
+    const value = samples(gates, 'rx_gate_value');
+    const pass = samples(gates, 'rx_gate_pass');
+    const bound = samples(gates, 'rx_gate_bound');
+    expect(value).toHaveLength(chosen.report.results.length);
+    for (const g of chosen.report.results) {
+      const labels = { run: record.run_id, arm: t, gate: g.metric, service: 'controller' };
+      const v = g.value === null ? NaN : Array.isArray(g.value) ? (g.value.length === 1 ? g.value[0] : NaN) : g.value;
+      expect([g.metric, value.find((s) => JSON.stringify(s.labels) === JSON.stringify(labels))?.value]).toEqual([g.metric, v]);
+      expect([g.metric, pass.find((s) => JSON.stringify(s.labels) === JSON.stringify(labels))?.value]).toEqual([g.metric, g.pass ? 1 : 0]);
+      for (const side of ['min', 'max'] as const) {
+        const scraped = bound.find((s) => s.labels.gate === g.metric && s.labels.side === side)?.value;
+        expect([g.metric, side, scraped]).toEqual([g.metric, side, g.bound[side]]);
+      }
+    }
+
+    // the workers' per-step series are values of the step logs, for both arms
+    const stepLogs = (arm: string): StepRecord[] => [
+      ...pilot.pilots.flatMap((p) => (existsSync(path.join(out, p.dir, arm, 'steps.jsonl')) ? jsonLines<StepRecord>(path.join(out, p.dir, arm, 'steps.jsonl')) : [])),
+      ...jsonLines<StepRecord>(path.join(out, arm, 'steps.jsonl')),
+    ];
+    for (const arm of [t, b]) {
+      const logged = stepLogs(arm);
+      expect(logged.length).toBeGreaterThan(0);
+      for (const service of ['advantage', 'trainer'] as const) {
+        const reward = samples(scrapes.last[service]!, 'rx_step_reward_mean').find((s) => s.labels.arm === arm)?.value;
+        expect([service, arm, logged.some((s) => s.gate.rewardMean === reward)]).toEqual([service, arm, true]);
+        const nonzero = samples(scrapes.last[service]!, 'rx_step_nonzero_advantage_ratio').find((s) => s.labels.arm === arm)?.value;
+        expect([service, arm, logged.some((s) => s.gate.fracNonzeroAdvantage === nonzero)]).toEqual([service, arm, true]);
+      }
+      for (const [service, stage] of [['sampler', 'sample'], ['grader', 'grade'], ['advantage', 'advantage'], ['trainer', 'train']] as const) {
+        const n = samples(scrapes.last[service]!, 'rx_rollouts_processed_total').find((s) => s.labels.arm === arm && s.labels.stage === stage)?.value ?? 0;
+        expect([service, arm, n > 0]).toEqual([service, arm, true]);
+      }
+    }
   });
 });

@@ -319,6 +319,11 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
       closers.push(() => (http as ControllerHttp).close());
     }
     progress.info(`Redis ${redactUrl(redis.url)} (prefix ${prefix}); backend ${run.manifest.backend} at ${redactUrl(backendUrl)}${http ? `; controller ${http.url} (/health, /metrics, /queues)` : ''}`);
+    // where to scrape /metrics while the run goes on (Prometheus, or a person with curl)
+    const endpoints: Record<string, string> = {};
+    if (http) endpoints.controller = http.url;
+    for (const s of supervisor?.running() ?? []) endpoints[s.name] = s.url;
+    run.dir.writeJson(run.dir.endpointsFile, { written_at: new Date().toISOString(), endpoints });
     return { redis, supervisor, backend, bus, http, prefix, close };
   } catch (err) {
     await close();

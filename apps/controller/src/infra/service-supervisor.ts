@@ -79,6 +79,11 @@ export class ServiceSupervisor {
       await this.stop();
       throw err;
     }
+    return this.running();
+  }
+
+  /** every service started so far */
+  running(): RunningService[] {
     return this.children.map((c) => ({ name: c.spec.name, url: `http://127.0.0.1:${c.spec.port}`, pid: c.proc.pid ?? -1, logFile: c.logFile }));
   }
 

@@ -26,6 +26,8 @@ export class RunDir {
   get decisionFile(): string { return this.path('decision-summary.json'); }
   get recordFile(): string { return this.path('record.json'); }
   get logsDir(): string { return this.path('logs'); }
+  /** where each running service answers (health, metrics), rewritten each time the stack starts */
+  get endpointsFile(): string { return this.path('logs', 'endpoints.json'); }
   /** RX_DATA_DIR of the services rx run spawns (weights, states, the trainer's own step logs) */
   get servicesDataDir(): string { return this.path('services'); }
 
