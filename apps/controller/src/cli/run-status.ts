@@ -6,6 +6,7 @@ import type { EvaluationResult } from '../phases/evaluation/evaluation.phase';
 import type { PilotResult } from '../phases/pilot.phase';
 import type { RunRecord } from '../phases/record/record.phase';
 import { formatDuration } from '../progress/progress.reporter';
+import type { SeenDeadLetter } from '../infra/step-bus';
 import { RunDir } from '../run/run-dir';
 import { PHASES, readManifest, RunStateStore } from '../run/run-state';
 import { parseSpec } from '@rx/spec';
@@ -24,7 +25,11 @@ export interface RunStatus {
   evaluation: Array<{ model: string; accuracy: number; n: number }>;
   decision: Pick<DecisionSummary, 'n' | 'effect' | 'lower' | 'upper' | 'outcome'> | null;
   verdict: RunRecord['verdict'] | null;
+  /** jobs of this run the pipeline gave up on (dead-letters.jsonl): how many, and the latest few */
+  dead_letters: { count: number; latest: Array<Pick<SeenDeadLetter, 'sourceQueue' | 'sourceJobId' | 'reason' | 'error'>> };
 }
+
+const DEAD_LETTERS_SHOWN = 5;
 
 export function runStatus(root: string): RunStatus {
   const dir = new RunDir(root);
@@ -55,6 +60,15 @@ export function runStatus(root: string): RunStatus {
     evaluation: Object.values(evaluation?.models ?? {}).map((m) => ({ model: m.model, accuracy: m.accuracy, n: m.n })),
     decision: decision ? { n: decision.n, effect: decision.effect, lower: decision.lower, upper: decision.upper, outcome: decision.outcome } : null,
     verdict: record?.verdict ?? null,
+    dead_letters: deadLetters(dir),
+  };
+}
+
+function deadLetters(dir: RunDir): RunStatus['dead_letters'] {
+  const all = dir.readLines<SeenDeadLetter>(dir.deadLettersFile);
+  return {
+    count: all.length,
+    latest: all.slice(-DEAD_LETTERS_SHOWN).map((l) => ({ sourceQueue: l.sourceQueue, sourceJobId: l.sourceJobId, reason: l.reason, error: l.error })),
   };
 }
 
@@ -72,6 +86,11 @@ export function formatRunStatus(s: RunStatus): string {
   if (s.chosen_bandwidth !== null) out.push(`kernel bandwidth: ${s.chosen_bandwidth}`);
   for (const e of s.evaluation) out.push(`eval ${e.model.padEnd(12)} accuracy ${e.accuracy.toFixed(4)} (${e.n} items)`);
   if (s.decision) out.push(`decision: ${s.decision.outcome}: effect ${s.decision.effect.toFixed(4)}, interval [${s.decision.lower.toFixed(4)}, ${s.decision.upper.toFixed(4)}] over ${s.decision.n} paired items`);
+  if (s.dead_letters.count > 0) {
+    const shown = s.dead_letters.latest.length;
+    out.push(`dead letters: ${s.dead_letters.count}${s.dead_letters.count > shown ? ` (the latest ${shown})` : ''}; in ${s.dir}/dead-letters.jsonl`);
+    for (const l of s.dead_letters.latest) out.push(`  ${l.sourceJobId} on ${l.sourceQueue ?? '?'} (${l.reason}): ${(l.error ?? '').slice(0, 300)}`);
+  }
   if (s.verdict) out.push(`verdict: ${s.verdict.outcome}: ${s.verdict.reasoning[0]}`);
   return out.join('\n');
 }

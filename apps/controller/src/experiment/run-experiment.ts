@@ -293,7 +293,16 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
     const backend: PolicyBackend =
       backendUrl === HASH_CHAIN_BACKEND_URL ? backendFromConfig({ RX_BACKEND_URL: backendUrl }) : new TinkerBackend({ baseUrl: backendUrl, apiKey, logger: { warn: (m) => progress.warn(`backend: ${m}`) } });
     closers.push(() => backend.close());
-    const bus = new StepBus({ redisUrl: redis.url, prefix, metrics, log: (l) => progress.warn(l) });
+    const bus = new StepBus({
+      redisUrl: redis.url,
+      prefix,
+      metrics,
+      log: (l) => progress.warn(l),
+      onDeadLetter: (letter) => {
+        run.dir.appendLine(run.dir.deadLettersFile, { ...letter, seen_at: new Date().toISOString() });
+        progress.warn(`dead letter: ${letter.sourceJobId} on ${letter.sourceQueue}: ${letter.error ?? letter.reason}`);
+      },
+    });
     closers.push(() => bus.close());
     await bus.start();
     await bus.waitForConsumers(opts.services === 'spawn' ? 30_000 : (opts.healthTimeoutMs ?? 120_000));

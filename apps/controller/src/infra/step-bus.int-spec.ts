@@ -3,7 +3,7 @@
 import { Worker, type Job } from 'bullmq';
 import { jobIdFor, QUEUE_CATALOG, type StepRecord, type StepRequest } from '@rx/contracts';
 import { createRedisHarness, QueueRepository } from '@rx/pipeline';
-import { StepBus, StepFailedError } from './step-bus';
+import { StepBus, StepFailedError, type SeenDeadLetter } from './step-bus';
 
 const harness = createRedisHarness('controller-bus');
 const connections = harness.connections();
@@ -45,8 +45,10 @@ function recordFor(req: StepRequest): StepRecord {
   };
 }
 
+const seenLetters: SeenDeadLetter[] = [];
+
 beforeAll(async () => {
-  bus = new StepBus({ redisUrl: harness.url, prefix: harness.prefix, metrics, deadLetterPollMs: 100 });
+  bus = new StepBus({ redisUrl: harness.url, prefix: harness.prefix, metrics, deadLetterPollMs: 100, onDeadLetter: (l) => seenLetters.push(l) });
   await bus.start();
   trainer = new Worker(
     'step-requests',
@@ -100,6 +102,11 @@ describe('StepBus', () => {
     refuse.add('run-refused');
     await bus.request(request('run-refused', 0));
     await expect(bus.waitFor('run-refused', 'grpo_gs8', 0, 10_000)).rejects.toThrow(/refused by the pipeline: step-requests: the arm is in doubt/);
+    // reported once, for the run directory, however many polls saw it
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seenLetters).toEqual([
+      expect.objectContaining({ sourceQueue: 'step-requests', sourceJobId: 'run-refused-grpo_gs8-0-prepare', reason: 'unrecoverable', error: 'the arm is in doubt' }),
+    ]);
   });
 
   it('fails a step that never completes after the stall timeout', async () => {

@@ -1,7 +1,9 @@
 // The controller's side of the pipeline: it enqueues `step-requests` (validated by the catalog, job id
 // `<run>-<arm>-<step>-prepare`) and consumes `step-events` (validated the same way; a bad payload goes to the
 // dead-letter queue). A caller waits for one (run, arm, step); while it waits, a dead letter of that step (the
-// pipeline refused it) or a stalled step fails the wait with the reason instead of hanging.
+// pipeline refused it) or a stalled step fails the wait with the reason instead of hanging. Every dead letter of
+// the runs it drives is handed to `onDeadLetter` once (the controller keeps them in the run directory for
+// `rx status`).
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { jobIdFor, type StepEvent, type StepRequest } from '@rx/contracts';
@@ -15,6 +17,18 @@ export interface StepBusOptions {
   /** how often the dead-letter queue is checked while a step is awaited (default 2 s) */
   deadLetterPollMs?: number;
   log?: (line: string) => void;
+  /** each dead letter of a tracked run, once */
+  onDeadLetter?: (letter: SeenDeadLetter) => void;
+}
+
+/** a dead letter as the controller records it */
+export interface SeenDeadLetter {
+  deadLetterJobId: string;
+  sourceQueue: string | null;
+  sourceJobId: string;
+  reason: string;
+  error: string | null;
+  receivedAt: string | null;
 }
 
 export class StepFailedError extends Error {
@@ -38,6 +52,8 @@ export class StepBus {
   private readonly waiters = new Map<string, Waiter>();
   private readonly arrived = new Map<string, StepEvent>();
   private readonly seenDeadLetters = new Set<string>();
+  /** unrecoverable dead letters not yet turned into a failed wait */
+  private readonly unclaimedDeadLetters: SeenDeadLetter[] = [];
   private readonly runIds = new Set<string>();
   private failure: Error | null = null;
   private closed = false;
@@ -109,6 +125,7 @@ export class StepBus {
   /** the step-complete event of (run, arm, step); rejects on a dead letter of the step, a stall, or fail() */
   waitFor(runId: string, arm: string, step: number, stallTimeoutMs: number): Promise<StepEvent> {
     const key = keyOf(runId, arm, step);
+    this.track(runId);
     if (this.failure) return Promise.reject(this.failure);
     const ready = this.arrived.get(key);
     if (ready) {
@@ -118,8 +135,11 @@ export class StepBus {
     return new Promise<StepEvent>((resolve, reject) => {
       const prefix = `${runId}-${arm}-${step}-`;
       const poll = setInterval(() => {
-        void this.deadLetterFor(prefix).then((reason) => {
-          if (reason) finish(new StepFailedError(`step ${step} of ${runId}/${arm} was refused by the pipeline: ${reason}`));
+        void this.pollDeadLetters().then(() => {
+          const i = this.unclaimedDeadLetters.findIndex((l) => l.sourceJobId.startsWith(prefix));
+          if (i < 0) return;
+          const [letter] = this.unclaimedDeadLetters.splice(i, 1);
+          finish(new StepFailedError(`step ${step} of ${runId}/${arm} was refused by the pipeline: ${letter.sourceQueue}: ${letter.error ?? 'unrecoverable'}`));
         });
       }, this.opts.deadLetterPollMs ?? 2000);
       const stall = setTimeout(
@@ -156,22 +176,32 @@ export class StepBus {
     if (this.arrived.size > MAX_UNCLAIMED_EVENTS) this.arrived.delete(this.arrived.keys().next().value as string);
   }
 
-  private async deadLetterFor(jobIdPrefix: string): Promise<string | null> {
-    if (this.closed) return null;
+  /** reads the dead-letter queue; each new letter of a tracked run is reported once */
+  private async pollDeadLetters(): Promise<void> {
+    if (this.closed) return;
     try {
       const jobs = await this.queues.queue('dead-letters').getJobs(['waiting', 'delayed', 'completed', 'failed'], 0, 200);
       for (const job of jobs) {
         if (!job?.id || this.seenDeadLetters.has(job.id)) continue;
-        const data = job.data as { sourceJobId?: string | null; reason?: string; error?: string; sourceQueue?: string };
-        if (!data.sourceJobId?.startsWith(jobIdPrefix)) continue;
+        const data = job.data as { sourceJobId?: string | null; reason?: string; error?: string; sourceQueue?: string; receivedAt?: string };
+        const source = data.sourceJobId;
+        if (!source || ![...this.runIds].some((r) => source.startsWith(`${r}-`))) continue;
         this.seenDeadLetters.add(job.id);
-        if (data.reason === 'unrecoverable') return `${data.sourceQueue}: ${data.error ?? 'unrecoverable'}`;
-        this.opts.log?.(`dead letter on ${data.sourceQueue} for ${data.sourceJobId}: ${data.error ?? data.reason}`);
+        const letter: SeenDeadLetter = {
+          deadLetterJobId: job.id,
+          sourceQueue: data.sourceQueue ?? null,
+          sourceJobId: source,
+          reason: data.reason ?? 'unknown',
+          error: data.error ?? null,
+          receivedAt: data.receivedAt ?? null,
+        };
+        this.opts.onDeadLetter?.(letter);
+        if (letter.reason === 'unrecoverable') this.unclaimedDeadLetters.push(letter);
+        else this.opts.log?.(`dead letter on ${letter.sourceQueue} for ${source}: ${letter.error ?? letter.reason}`);
       }
     } catch {
       // Redis away for a moment: the next poll tries again
     }
-    return null;
   }
 
   async close(): Promise<void> {
