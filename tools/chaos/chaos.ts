@@ -3,7 +3,11 @@
 // drawn from a logged seed, each followed by a restart; every run must complete and match the clean run.
 //
 //   node -r ./tools/register.js tools/chaos/chaos.ts [--runs 3] [--seed N] [--steps 2] [--eval 16] [--extra 1]
-//        [--model hash-chain|embedded] [--base <checkpoint dir>] [--latency-ms 25] [--out <dir>] [--keep]
+//        [--model hash-chain|embedded] [--base <checkpoint dir>] [--latency-ms 25] [--controller-kills 2]
+//        [--out <dir>] [--keep]
+//
+// Then the real controller: `rx run` on the embedded model, SIGKILLed --controller-kills times at seeded points and
+// resumed with `rx run --resume`, against a clean `rx run` (controller-resume.ts; --controller-kills 0 skips it).
 //
 // Exit 0: every run completed, every fault recovered, every run identical, no secret printed; 1 otherwise;
 // 2 for a bad flag. The work directory (logs, data, Redis AOF) is removed on success unless --keep.
@@ -12,10 +16,11 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { formatReport, runChaosSession } from './chaos-session';
+import { formatControllerResume, runControllerResume } from './controller-resume';
 import { REPO_ROOT } from './service-process';
 
 const USAGE =
-  'usage: chaos.ts [--runs N] [--seed N] [--steps N] [--eval N] [--extra N] [--model hash-chain|embedded] [--base <dir>] [--latency-ms N] [--out <dir>] [--keep]';
+  'usage: chaos.ts [--runs N] [--seed N] [--steps N] [--eval N] [--extra N] [--model hash-chain|embedded] [--base <dir>] [--latency-ms N] [--controller-kills N] [--out <dir>] [--keep]';
 
 const int = (name: string, min: number, max: number) =>
   z.coerce.number({ invalid_type_error: `--${name} must be a number` }).int(`--${name} must be an integer`).min(min, `--${name} must be at least ${min}`).max(max, `--${name} must be at most ${max}`);
@@ -30,11 +35,12 @@ const argsSchema = z
     model: z.enum(['hash-chain', 'embedded'], { errorMap: () => ({ message: '--model must be hash-chain or embedded' }) }).default('hash-chain'),
     base: z.string().min(1).optional(),
     'latency-ms': int('latency-ms', 0, 10_000).default(25),
+    'controller-kills': int('controller-kills', 0, 10).default(2),
     out: z.string().min(1).optional(),
     keep: z.boolean().default(false),
   })
-  .refine((a) => a.model !== 'embedded' || a.base !== undefined || existsSync(path.join(REPO_ROOT, 'models', 'char-lm', 'model.json')), {
-    message: '--model embedded needs a base checkpoint: --base <dir> (models/char-lm is not there)',
+  .refine((a) => (a.model !== 'embedded' && a['controller-kills'] === 0) || a.base !== undefined || existsSync(path.join(REPO_ROOT, 'models', 'char-lm', 'model.json')), {
+    message: '--model embedded and the controller chaos need a base checkpoint: --base <dir> (models/char-lm is not there), or --controller-kills 0',
   });
 
 async function main(argv: string[]): Promise<number> {
@@ -51,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
         model: { type: 'string' },
         base: { type: 'string' },
         'latency-ms': { type: 'string' },
+        'controller-kills': { type: 'string' },
         out: { type: 'string' },
         keep: { type: 'boolean' },
       },
@@ -86,9 +93,23 @@ async function main(argv: string[]): Promise<number> {
     log: (line) => process.stdout.write(`${line}\n`),
   });
   process.stdout.write(`\n${formatReport(report)}\n`);
-  if (report.ok && !a.keep) rmSync(dir, { recursive: true, force: true });
+  let ok = report.ok;
+  if (a['controller-kills'] > 0) {
+    const ctl = await runControllerResume({
+      seed: a.seed,
+      kills: a['controller-kills'],
+      steps: a.steps,
+      evalItems: a.eval,
+      dir: path.join(dir, 'controller'),
+      baseCheckpoint: path.resolve(a.base ?? path.join(REPO_ROOT, 'models', 'char-lm')),
+      log: (line) => process.stdout.write(`${line}\n`),
+    });
+    process.stdout.write(`\n${formatControllerResume(ctl)}\n`);
+    ok &&= ctl.ok;
+  }
+  if (ok && !a.keep) rmSync(dir, { recursive: true, force: true });
   else process.stdout.write(`logs and data kept in ${dir}\n`);
-  return report.ok ? 0 : 1;
+  return ok ? 0 : 1;
 }
 
 main(process.argv.slice(2)).then(

@@ -9,7 +9,8 @@ export function comparableRecord(r: StepRecord): Omit<StepRecord, 'runId' | 'sam
   return rest;
 }
 
-function firstDifference(a: unknown, b: unknown, where: string): string | null {
+/** where two JSON values first differ (null: equal) */
+export function firstDifference(a: unknown, b: unknown, where: string): string | null {
   if (Object.is(a, b)) return null;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return `${where}: ${JSON.stringify(a)?.slice(0, 80)} != ${JSON.stringify(b)?.slice(0, 80)}`;
   if (Array.isArray(a) !== Array.isArray(b)) return `${where}: array != object`;
