@@ -3,6 +3,8 @@
 // pure function of (weights digest, prompt, seed). So two runs fed the same batches sample the same rollouts,
 // and a step applied twice (or skipped) changes every later sample: exactly-once is observable from outside.
 // Prompts (rendered by the char renderer unless told otherwise) are answered like "What is a + b?": right, wrong, unboxed or truncated, by a seeded draw.
+// Each prompt has an ease in [0, 1) (a hash of its tokens alone): easier prompts are answered right more often and
+// have higher prompt-token logprobs, as with a real model, so the kernel baseline's second feature predicts reward.
 import { createHash } from 'node:crypto';
 import { charRenderer } from '@rx/backend';
 import type {
@@ -55,8 +57,16 @@ export interface HashChainOptions {
   renderer?: Renderer;
   /** delay of each sample/computeLogprobs call (to observe concurrency) */
   latencyMs?: number;
-  /** P(correct boxed answer) of a sample */
+  /** P(correct boxed answer) of a sample: the same for every prompt when set; default 0.45 on average over prompts */
   pCorrect?: number;
+}
+
+/** how much P(correct) varies with a prompt's ease (when pCorrect is not set): 0.45 + (ease - 0.5), in [-0.05, 0.95) */
+const EASE_SPREAD = 1.0;
+
+/** a prompt's ease in [0, 1): a function of its tokens only, the same under every weights */
+function easeOf(promptTokens: readonly number[]): number {
+  return stream(sha('ease', promptTokens.join(',')))();
 }
 
 export class HashChainPolicyBackend implements PolicyBackend {
@@ -120,9 +130,9 @@ export class HashChainPolicyBackend implements PolicyBackend {
     }
   }
 
-  /** @internal */
-  get pCorrect(): number {
-    return this.opts.pCorrect ?? 0.45;
+  /** @internal P(correct) for a prompt of this ease */
+  pCorrect(ease: number): number {
+    return this.opts.pCorrect ?? 0.45 + EASE_SPREAD * (ease - 0.5);
   }
 
   /** @internal */
@@ -214,17 +224,18 @@ class HashChainSamplingClient implements SamplingClient {
       const stop = params.stopTokens?.[0];
       const m = /(\d+) \+ (\d+)/.exec(renderer.decode(promptTokens));
       const sum = m ? Number(m[1]) + Number(m[2]) : 0;
+      const ease = easeOf(promptTokens);
       return Array.from({ length: numSamples }, (_, j) => {
         const rand = stream(sha(this.digest, promptTokens.join(','), params.seed ?? 0, j, params.temperature));
         const u = rand();
-        const p = this.backend.pCorrect;
+        const p = this.backend.pCorrect(ease);
         let text: string;
         let ends = true;
         if (u < p) text = `${m?.[1]} plus ${m?.[2]} is \\boxed{${sum}}`;
         else if (u < p + 0.3) text = `it is \\boxed{${sum + 1 + Math.floor(rand() * 5)}}`;
         else if (u < p + 0.4) text = `roughly ${sum}`;
         else {
-          text = `${sum} is \\boxed{${sum}} `.repeat(40);
+          text = `let me think about ${m?.[1]} and ${m?.[2]} `.repeat(40);
           ends = false;
         }
         let tokens = renderer.encode(text);
@@ -242,7 +253,9 @@ class HashChainSamplingClient implements SamplingClient {
     return this.backend.request(() => {
       this.backend.calls.computeLogprobs++;
       const rand = stream(sha(this.digest, 'prompt', tokens.join(',')));
-      return tokens.map((_, i) => (i === 0 ? null : Math.fround(-0.05 - 3 * rand() * rand())));
+      // mean about -0.05 - 0.25 * (3.5 - 3 * ease): easy prompts are likelier
+      const scale = 3.5 - 3 * easeOf(tokens);
+      return tokens.map((_, i) => (i === 0 ? null : Math.fround(-0.05 - scale * rand() * rand())));
     });
   }
 }
