@@ -352,10 +352,10 @@ export const overheadBenchmark: Benchmark = {
       notes.push(
         `- In CPU time queues/direct misses 1.02 by ${fmt(cpuQD - 1.02)}. Of the extra ${fmt(extraCpu)} CPU s, ${fmt(100 * Math.max(0, protocolCpu / extraCpu), 2)} % ` +
           `is already there with the model behind HTTP in one process (http/direct ${fmt(totalCpu('http') / totalCpu('direct'))} in CPU): the Tinker wire ` +
-          'protocol costs two or three requests per backend call (submit, long-poll `retrieve_future`), and the sampler makes two calls per prompt ' +
-          `(64 prompts = 128 calls for gs1_kernel, ${o.concurrency} in flight), each parsed (JSON, zod) on both ends. What closes it: fewer calls per step ` +
-          '(one `asample` with `prompt_logprobs` per prompt instead of a separate computeLogprobs halves the sampler\'s calls), or the embedded ' +
-          'model in the process of its one caller where the services share a host with it; the queue hops themselves are the part below.',
+          'protocol costs two requests per backend call (submit, long-poll `retrieve_future`; the sampler already makes one `asample` with ' +
+          `\`prompt_logprobs\` per prompt: 64 calls for gs1_kernel, ${o.concurrency} in flight), each parsed (JSON, zod) on both ends. What closes it: ` +
+          'less CPU per call (the 0.25 protobuf wire), or the embedded model in the process of its one caller where the services share a host ' +
+          'with it; the queue hops themselves are the part below.',
       );
     }
     if (ratioQH > 1.02) {

@@ -18,7 +18,7 @@ import { loadSampler, machineInfo, machineLine, reproduce, table, type Benchmark
 const FLAGS = {
   latency: { default: 200, min: 1, max: 10_000, help: 'ms added to every request' },
   reps: { default: 3, min: 1, max: 50, help: 'repetitions of each measurement' },
-  concurrency: { default: 128, min: 1, max: 1024, help: 'RX_CONCURRENCY sized to the batch (2 requests per prompt)' },
+  concurrency: { default: 128, min: 1, max: 1024, help: 'RX_CONCURRENCY (one call per prompt; 128 covers the 64-prompt batch twice over)' },
 };
 
 /** the sampler's default RX_CONCURRENCY (libs/pipeline service-config) */
@@ -88,7 +88,7 @@ export const samplerConcurrencyBenchmark: Benchmark = {
         ['grpo_gs8 8 x 8', request(grpo, 8), DEFAULT_CONCURRENCY],
       ] as const) {
         const timed = await timeIt(o.reps, pid, () => batch(req, concurrency));
-        batches.push({ label, calls: 2 * req.prompts.length, concurrency, ...timed });
+        batches.push({ label, calls: req.prompts.length, concurrency, ...timed });
       }
     } finally {
       await backend?.close();
@@ -114,24 +114,21 @@ export const samplerConcurrencyBenchmark: Benchmark = {
     const notes: string[] = [];
     if (headline > 1.2) {
       notes.push(
-        `- Against one sample call the 64-rollout batch misses 1.2 by ${fmt(headline - 1.2)}. A batch is never one request: sampleBatch first opens a ` +
-          'sampling session (`create_sampling_session`, one more round trip, before any sample can be sent), then sends its 128 calls; ' +
-          'each call is itself two requests (`asample`, then the `retrieve_future` long-poll), each paying the latency. So the floor is ' +
-          `3 latencies against 2 (1.5x); the 1-rollout batch through the same code takes ${fmt(oneRollout * 1000)} ms, and the 64-rollout batch is ` +
-          `${fmt(vsBatch)}x that. Over the extra ${fmt((head.seconds - oneRollout) * 1000)} ms the 128 calls (256 HTTP requests) used ` +
+        `- Against one sample call the 64-rollout batch misses 1.2 by ${fmt(headline - 1.2)}. The batch is already one call per prompt (one ` +
+          '`asample` with `prompt_logprobs: true` gives the completions and phi together) and opens no sampling session (each asample names ' +
+          'its weights by `model_path`), so its floor is one call: 2 latencies (`asample`, then the `retrieve_future` long-poll). ' +
+          `The rest is CPU: over the extra ${fmt((head.seconds - oneRequest) * 1000)} ms the ${head.calls} calls (${2 * head.calls} HTTP requests) used ` +
           `${fmt(head.serverCpu * 1000)} ms of CPU in the policy server and ${fmt(head.clientCpu * 1000)} ms in the client ` +
-          `(${fmt((100 * (head.serverCpu + head.clientCpu)) / Math.max(1e-9, head.seconds - oneRollout), 2)} % of it; on 2 cores that other work keeps busy, ` +
-          'a process gets well under a core, so the requests queue for CPU rather than for the latency). ' +
-          'What would close it: one `asample` per prompt that also returns the prompt logprobs (`prompt_logprobs: true`, which the wire already ' +
-          'has) instead of a separate computeLogprobs call halves the requests; one sampling session per sampler path, reused by the jobs of a ' +
-          'step, removes the extra round trip. With both, a batch is 2 latencies plus the CPU of 64 calls: within 1.2x of one call where the CPU per ' +
-          'request is small next to the latency (Tinker\'s latency is spent off this machine), not on 2 oversubscribed cores.',
+          `(${fmt((100 * (head.serverCpu + head.clientCpu)) / Math.max(1e-9, head.seconds - oneRequest), 2)} % of it: the two processes share 2 cores, so the ` +
+          'requests wait for a core rather than for the latency). What would close it: less CPU per request (the 0.25 protobuf wire instead of ' +
+          'JSON for the sample results), or a backend ' +
+          'whose latency is spent on other machines (Tinker), where the same code is within 1.2x when CPU per request is small next to the latency.',
       );
     }
     const atDefault = batches[1];
     notes.push(
-      `- At the default RX_CONCURRENCY ${DEFAULT_CONCURRENCY}, a gs1_kernel batch (128 calls) runs in ${Math.ceil(atDefault.calls / DEFAULT_CONCURRENCY)} waves: ` +
-        `${fmt(atDefault.seconds / oneRequest)}x one request. Set RX_CONCURRENCY >= 2 x prompts per batch (128 for this spec) where the backend ` +
+      `- At the default RX_CONCURRENCY ${DEFAULT_CONCURRENCY}, a gs1_kernel batch (${atDefault.calls} calls) runs in ${Math.ceil(atDefault.calls / DEFAULT_CONCURRENCY)} waves: ` +
+        `${fmt(atDefault.seconds / oneRequest)}x one request. Set RX_CONCURRENCY >= the prompts of a batch (64 for this spec) where the backend ` +
         'is latency-bound (Tinker); against the embedded policy server, which computes one request at a time, 16 already keeps it busy.',
     );
     const markdown = [

@@ -74,6 +74,9 @@ function parse<T>(what: string, schema: ZodType<T, ZodTypeDef, unknown>, body: u
   return parsed.data;
 }
 
+/** samplers opened by model_path kept at most (each holds a copy of its weights) */
+const SAMPLERS_BY_PATH_KEPT = 32;
+
 @Injectable()
 export class TinkerApiService implements OnModuleDestroy {
   readonly futures: FutureStore;
@@ -84,6 +87,8 @@ export class TinkerApiService implements OnModuleDestroy {
   private readonly models = new Map<string, ModelRecord>();
   private readonly reservedModelIds = new Set<string>();
   private readonly samplers = new Map<string, SamplerRecord>();
+  /** samplers opened by an asample that names its model_path instead of a session (most recent last) */
+  private readonly samplersByPath = new Map<string, Promise<SamplingClient>>();
 
   constructor(
     @Inject(POLICY_SERVER_CONFIG) private readonly config: PolicyServerConfig,
@@ -375,6 +380,31 @@ export class TinkerApiService implements OnModuleDestroy {
     });
   }
 
+  /**
+   * The sampler of an asample that names its weights by model_path (no create_sampling_session round trip):
+   * checked now (400/404 before any work), opened once per path and kept for the next requests, the 32 most recent.
+   */
+  private samplerForPath(modelPath: string): () => Promise<SamplingClient> {
+    if (parseTinkerPath(modelPath)?.kind !== 'sampler_weights') throw apiError(400, `asample: '${modelPath}' is not a tinker://<run>/sampler_weights/<name> path`);
+    const entry = this.paths.get(modelPath);
+    if (!entry) throw apiError(404, `asample: no sampler weights at '${modelPath}'`);
+    return () => {
+      let opened = this.samplersByPath.get(modelPath);
+      if (opened) {
+        this.samplersByPath.delete(modelPath);
+      } else {
+        opened = this.backend.createSamplingClient(entry.backendPath).catch((err: unknown) => {
+          this.samplersByPath.delete(modelPath);
+          const message = err instanceof Error ? err.message : String(err);
+          throw apiError(errorCategory(err) === 'user' ? 400 : 500, `asample: ${message}`);
+        });
+      }
+      this.samplersByPath.set(modelPath, opened);
+      while (this.samplersByPath.size > SAMPLERS_BY_PATH_KEPT) this.samplersByPath.delete(this.samplersByPath.keys().next().value as string);
+      return opened;
+    };
+  }
+
   getSampler(samplerId: string): Record<string, unknown> {
     const s = this.samplers.get(samplerId);
     if (!s) throw apiError(404, `unknown sampler '${samplerId}'`);
@@ -383,9 +413,16 @@ export class TinkerApiService implements OnModuleDestroy {
 
   asample(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
     const req = parse('asample', sampleRequestSchema, body);
-    if (!req.sampling_session_id) throw apiError(400, 'asample: send sampling_session_id (from create_sampling_session)');
-    const sampler = this.samplers.get(req.sampling_session_id);
-    if (!sampler) throw apiError(404, `asample: unknown sampling_session_id '${req.sampling_session_id}'`);
+    let samplerClient: () => Promise<SamplingClient>;
+    if (req.sampling_session_id) {
+      const sampler = this.samplers.get(req.sampling_session_id);
+      if (!sampler) throw apiError(404, `asample: unknown sampling_session_id '${req.sampling_session_id}'`);
+      samplerClient = () => Promise.resolve(sampler.client);
+    } else if (req.model_path) {
+      samplerClient = this.samplerForPath(req.model_path);
+    } else {
+      throw apiError(400, 'asample: send sampling_session_id (from create_sampling_session) or model_path (a tinker:// sampler_weights path)');
+    }
     const p = req.sampling_params;
     if (p.max_tokens === undefined || p.max_tokens === null) throw apiError(400, 'asample: sampling_params.max_tokens is required');
     const maxTokens = p.max_tokens;
@@ -407,13 +444,14 @@ export class TinkerApiService implements OnModuleDestroy {
     this.checkTokens('asample', prompt.length + req.num_samples * maxTokens);
     return this.idempotency.run('asample', key, async () => {
       const work = (async () => {
-        const sequences = await sampler.client.sample(prompt, req.num_samples, {
+        const client = await samplerClient();
+        const sequences = await client.sample(prompt, req.num_samples, {
           maxTokens,
           temperature: p.temperature,
           stopTokens,
           ...(p.seed !== undefined && p.seed !== null ? { seed: p.seed } : {}),
         });
-        const promptLogprobs = req.prompt_logprobs ? await sampler.client.computeLogprobs(prompt) : undefined;
+        const promptLogprobs = req.prompt_logprobs ? await client.computeLogprobs(prompt) : undefined;
         return {
           sequences: sequences.map((s) => ({ stop_reason: s.stopReason, tokens: s.tokens, logprobs: s.logprobs })),
           ...(promptLogprobs ? { prompt_logprobs: promptLogprobs } : {}),

@@ -156,6 +156,43 @@ describe('TinkerBackend against the policy server', () => {
     expect(await tinker.ping()).toBe(true);
   });
 
+  it('samples and scores the prompt in one asample (prompt_logprobs), as the two calls would', async () => {
+    const { server } = await serve();
+    const { tinker } = client(server.url);
+    const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 4, seed: 0 });
+    const sc = await tinker.createSamplingClient(await tc.saveWeightsForSampler('both'));
+    const prompt = [1, 2, 3, 4];
+    const params = { maxTokens: 6, temperature: 1, stopTokens: [0], seed: 11 };
+    const asamples = async () => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('rx_policy_server_requests_total{endpoint="asample",status="200"'));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = await asamples();
+    const both = await sc.sampleWithPromptLogprobs!(prompt, 3, params);
+    expect((await asamples()) - before).toBe(1);
+    expect(both.sequences).toEqual(await sc.sample(prompt, 3, params));
+    expect(both.promptLogprobs).toEqual(await sc.computeLogprobs(prompt));
+    expect(both.promptLogprobs[0]).toBeNull();
+  });
+
+  it('samples by model_path with no create_sampling_session round trip, and names an unknown path', async () => {
+    const { server } = await serve();
+    const { tinker } = client(server.url);
+    const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 4, seed: 0 });
+    const path = await tc.saveWeightsForSampler('by-path');
+    const requests = async (endpoint: string) => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      return text.split('\n').filter((l) => l.startsWith(`rx_policy_server_requests_total{endpoint="${endpoint}"`)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    };
+    const sc = await tinker.createSamplingClient(path);
+    const first = await sc.sample([1, 2, 3], 2, { maxTokens: 4, temperature: 1, seed: 3 });
+    expect(await (await tinker.createSamplingClient(path)).sample([1, 2, 3], 2, { maxTokens: 4, temperature: 1, seed: 3 })).toEqual(first);
+    expect(await requests('create_sampling_session')).toBe(0);
+    const gone = await tinker.createSamplingClient(path.replace('by-path', 'never-saved'));
+    await expect(gone.sample([1, 2, 3], 1, { maxTokens: 4, temperature: 1 })).rejects.toThrow(/404.*no sampler weights at 'tinker:\/\/.*never-saved'/);
+  });
+
   it('retries a 500 and then succeeds, running the work once', async () => {
     const { server, backend } = await serve();
     const p = await proxy(server.url);

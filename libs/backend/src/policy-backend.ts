@@ -72,6 +72,17 @@ export interface SamplingClient {
   sample(promptTokens: number[], numSamples: number, params: SampleParams): Promise<SampledSequence[]>;
   /** Logprob of each token given the ones before it; the first entry is null. */
   computeLogprobs(tokens: number[]): Promise<(number | null)[]>;
+  /**
+   * Both in one backend request where the backend can (Tinker's asample with prompt_logprobs): the completions,
+   * and the prompt's logprobs under the same weights (as computeLogprobs gives them).
+   */
+  sampleWithPromptLogprobs?(promptTokens: number[], numSamples: number, params: SampleParams): Promise<SampledWithPromptLogprobs>;
+}
+
+export interface SampledWithPromptLogprobs {
+  sequences: SampledSequence[];
+  /** the first entry is null */
+  promptLogprobs: (number | null)[];
 }
 
 export interface PolicyBackend {

@@ -13,6 +13,7 @@ export const BACKEND_OPERATIONS = [
   'create_sampling_client',
   'sample',
   'compute_logprobs',
+  'sample_with_prompt_logprobs',
   'forward_backward',
   'optim_step',
   'save_weights_for_sampler',

@@ -1,6 +1,6 @@
 // A PolicyBackend decorator that times every call into rx_backend_request_duration_seconds{operation} and
 // counts the ones that throw in rx_backend_request_errors_total{operation}.
-import type { PolicyBackend, SamplingClient, TrainingClient } from '@rx/backend';
+import type { PolicyBackend, SampleParams, SamplingClient, TrainingClient } from '@rx/backend';
 import type { BackendOperation, RxMetrics } from '@rx/metrics';
 
 type Observe = RxMetrics['observeBackend'];
@@ -35,6 +35,7 @@ export function instrumentBackend(backend: PolicyBackend, metrics: Pick<RxMetric
     },
     sample: (tokens, n, params) => timed(observe, 'sample', () => c.sample(tokens, n, params)),
     computeLogprobs: (tokens) => timed(observe, 'compute_logprobs', () => c.computeLogprobs(tokens)),
+    ...(c.sampleWithPromptLogprobs ? { sampleWithPromptLogprobs: (tokens: number[], n: number, params: SampleParams) => timed(observe, 'sample_with_prompt_logprobs', () => c.sampleWithPromptLogprobs!(tokens, n, params)) } : {}),
   });
   return {
     get kind() {

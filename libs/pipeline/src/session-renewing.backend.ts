@@ -3,7 +3,7 @@
 // service would keep its dead session until it is restarted itself. The call that hit the lost session still
 // fails (its job retries after the back-off); creating a client is retried once on the new session. Training
 // clients of the old session are gone with it: the trainer's pool discards them on their first failure.
-import { TinkerApiError, type PolicyBackend, type SamplingClient, type TrainingClient } from '@rx/backend';
+import { TinkerApiError, type PolicyBackend, type SampleParams, type SamplingClient, type TrainingClient } from '@rx/backend';
 
 /** The server no longer knows the client's session. */
 export function isSessionLost(err: unknown): boolean {
@@ -64,6 +64,7 @@ export function sessionRenewingBackend(create: () => PolicyBackend, lost: (err: 
     },
     sample: (tokens, n, params) => guard(b, () => c.sample(tokens, n, params)),
     computeLogprobs: (tokens) => guard(b, () => c.computeLogprobs(tokens)),
+    ...(c.sampleWithPromptLogprobs ? { sampleWithPromptLogprobs: (tokens: number[], n: number, params: SampleParams) => guard(b, () => c.sampleWithPromptLogprobs!(tokens, n, params)) } : {}),
   });
 
   return {

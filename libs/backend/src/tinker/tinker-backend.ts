@@ -12,7 +12,6 @@ import {
   TINKER_API_PREFIX,
   TINKER_WIRE_SDK_VERSION,
   createModelResponseSchema,
-  createSamplingSessionResponseSchema,
   healthResponseSchema,
 } from './tinker-wire.schema';
 
@@ -104,18 +103,9 @@ export class TinkerBackend implements PolicyBackend {
     if (!modelPath.startsWith('tinker://')) {
       throw new TinkerError(`createSamplingClient: expected a tinker:// path from saveWeightsForSampler (got '${modelPath}')`);
     }
-    const session = await this.core.ensureSession();
-    const res = await this.core.post(
-      'create_sampling_session',
-      {
-        session_id: session.sessionId,
-        sampling_session_seq_id: this.core.nextSamplingSessionSeqId(),
-        model_path: modelPath,
-        type: 'create_sampling_session',
-      },
-      createSamplingSessionResponseSchema,
-    );
-    return new TinkerSamplingClient(this.core, modelPath, res.sampling_session_id);
+    // no create_sampling_session round trip: every asample names the weights by model_path (the SampleRequest
+    // field the service takes in place of a session id); the server checks the path on the first sample
+    return new TinkerSamplingClient(this.core, modelPath);
   }
 
   /** GET /api/v1/healthz once (no retries, 5 s at most). */

@@ -1,6 +1,7 @@
 // A sampling client on the Tinker service: `asample` for completions (tokens, per-token sampling logprobs,
-// stop reason) and, as the SDK does, a 1-token sample with prompt_logprobs for computeLogprobs.
-import type { SampleParams, SampledSequence, SamplingClient } from '../policy-backend';
+// stop reason) and, as the SDK does, a 1-token sample with prompt_logprobs for computeLogprobs; both in one asample
+// for sampleWithPromptLogprobs.
+import type { SampleParams, SampledSequence, SampledWithPromptLogprobs, SamplingClient } from '../policy-backend';
 import type { TinkerCore } from './tinker-core';
 import { tokensToModelInput } from './tinker-datum';
 import { TinkerApiError, TinkerError } from './tinker-errors';
@@ -15,20 +16,36 @@ function assertTokens(what: string, tokens: number[]): void {
   if (bad >= 0) throw new TinkerError(`${what}: tokens[${bad}] = ${tokens[bad]} is not a token id`);
 }
 
+function promptLogprobsOf(res: SampleResponse, promptLength: number): (number | null)[] {
+  const lps = res.prompt_logprobs;
+  if (!lps || lps.length !== promptLength) {
+    throw new TinkerError(`asample: asked for prompt logprobs of ${promptLength} tokens, got ${lps?.length ?? 'none'}`);
+  }
+  return [null, ...lps.slice(1)];
+}
+
 export class TinkerSamplingClient implements SamplingClient {
   private seq = 0;
 
   constructor(
     private readonly core: TinkerCore,
     readonly modelPath: string,
-    readonly samplingSessionId: string,
   ) {}
 
   async sample(promptTokens: number[], numSamples: number, params: SampleParams): Promise<SampledSequence[]> {
-    assertTokens('sample', promptTokens);
-    if (!Number.isInteger(numSamples) || numSamples < 1) throw new TinkerError(`sample: numSamples must be a positive integer (got ${numSamples})`);
-    if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1) throw new TinkerError(`sample: maxTokens must be a positive integer (got ${params.maxTokens})`);
-    if (!(params.temperature >= 0)) throw new TinkerError(`sample: temperature must be >= 0 (got ${params.temperature})`);
+    return (await this.sampleOnce('sample', promptTokens, numSamples, params, false)).sequences;
+  }
+
+  async sampleWithPromptLogprobs(promptTokens: number[], numSamples: number, params: SampleParams): Promise<SampledWithPromptLogprobs> {
+    const { sequences, res } = await this.sampleOnce('sampleWithPromptLogprobs', promptTokens, numSamples, params, true);
+    return { sequences, promptLogprobs: promptLogprobsOf(res, promptTokens.length) };
+  }
+
+  private async sampleOnce(what: string, promptTokens: number[], numSamples: number, params: SampleParams, promptLogprobs: boolean): Promise<{ sequences: SampledSequence[]; res: SampleResponse }> {
+    assertTokens(what, promptTokens);
+    if (!Number.isInteger(numSamples) || numSamples < 1) throw new TinkerError(`${what}: numSamples must be a positive integer (got ${numSamples})`);
+    if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1) throw new TinkerError(`${what}: maxTokens must be a positive integer (got ${params.maxTokens})`);
+    if (!(params.temperature >= 0)) throw new TinkerError(`${what}: temperature must be >= 0 (got ${params.temperature})`);
     const res = await this.asample(promptTokens, numSamples, {
       max_tokens: params.maxTokens,
       temperature: params.temperature,
@@ -36,32 +53,29 @@ export class TinkerSamplingClient implements SamplingClient {
       top_p: 1,
       ...(params.stopTokens && params.stopTokens.length > 0 ? { stop: params.stopTokens } : {}),
       ...(params.seed !== undefined ? { seed: params.seed } : {}),
-    }, false);
+    }, promptLogprobs);
     if (res.sequences.length !== numSamples) {
       throw new TinkerError(`asample: asked for ${numSamples} samples, the server returned ${res.sequences.length}`);
     }
-    return res.sequences.map((s, i) => {
+    const sequences = res.sequences.map((s, i) => {
       if (!s.logprobs || s.logprobs.length !== s.tokens.length) {
         throw new TinkerError(`asample: sequence ${i} has ${s.logprobs?.length ?? 'no'} logprobs for ${s.tokens.length} tokens`);
       }
       return { tokens: s.tokens, logprobs: s.logprobs, stopReason: s.stop_reason };
     });
+    return { sequences, res };
   }
 
   async computeLogprobs(tokens: number[]): Promise<(number | null)[]> {
     assertTokens('computeLogprobs', tokens);
     const res = await this.asample(tokens, 1, { max_tokens: 1, temperature: 1, top_k: -1, top_p: 1 }, true);
-    const lps = res.prompt_logprobs;
-    if (!lps || lps.length !== tokens.length) {
-      throw new TinkerError(`asample: asked for prompt logprobs of ${tokens.length} tokens, got ${lps?.length ?? 'none'}`);
-    }
-    return [null, ...lps.slice(1)];
+    return promptLogprobsOf(res, tokens.length);
   }
 
   private async asample(tokens: number[], numSamples: number, samplingParams: Record<string, unknown>, promptLogprobs: boolean): Promise<SampleResponse> {
     for (let resubmit = 0; ; resubmit++) {
       const body = {
-        sampling_session_id: this.samplingSessionId,
+        model_path: this.modelPath,
         seq_id: this.seq++,
         num_samples: numSamples,
         prompt: tokensToModelInput(tokens),

@@ -72,4 +72,29 @@ describe('sampleBatch', () => {
     } };
     await expect(sampleBatch(req, { backend: short as unknown as HashChainPolicyBackend, renderer: charRenderer, concurrency: 4 })).rejects.toThrow(/returned 7 samples for prompt \d, asked for 8/);
   });
+
+  it('asks once per prompt where the client samples and scores the prompt together, and gets the same batch', async () => {
+    const backend = new HashChainPolicyBackend({ latencyMs: 2 });
+    const req = await sampleRequestFor(backend, 'gs1_kernel');
+    const twoCalls = await sampleBatch(req, { backend, renderer: charRenderer, concurrency: 16 });
+    let combined = 0;
+    const oneCall = {
+      ...backend,
+      createSamplingClient: async (p: string) => {
+        const c = await backend.createSamplingClient(p);
+        return {
+          modelPath: c.modelPath,
+          sample: () => Promise.reject(new Error('sample called')),
+          computeLogprobs: () => Promise.reject(new Error('computeLogprobs called')),
+          sampleWithPromptLogprobs: async (t: number[], n: number, o: Parameters<typeof c.sample>[2]) => {
+            combined++;
+            return { sequences: await c.sample(t, n, o), promptLogprobs: await c.computeLogprobs(t) };
+          },
+        };
+      },
+    };
+    const batch = await sampleBatch(req, { backend: oneCall as unknown as HashChainPolicyBackend, renderer: charRenderer, concurrency: 16 });
+    expect(combined).toBe(64);
+    expect({ ...batch, timings: {} }).toEqual({ ...twoCalls, timings: {} });
+  });
 });

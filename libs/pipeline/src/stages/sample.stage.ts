@@ -1,5 +1,6 @@
-// sampler, on `sample-requests`: render each prompt, then ask the backend for its prompt-token logprobs (phi)
-// and its completions, every request of the batch in flight together (at most `concurrency` at once).
+// sampler, on `sample-requests`: render each prompt, then ask the backend for its completions and its prompt-token
+// logprobs (phi): one request per prompt where the client can answer both at once (Tinker's asample with
+// prompt_logprobs), two otherwise; every request of the batch in flight together (at most `concurrency` at once).
 import type { PolicyBackend, Renderer, SampledSequence } from '@rx/backend';
 import { compactFloat32Array, type SampleRequest, type SampledBatch, type SampledRollout } from '@rx/contracts';
 import { mapConcurrent } from '../map-concurrent';
@@ -31,28 +32,37 @@ export async function sampleBatch(req: SampleRequest, deps: SampleStageDeps): Pr
   const client = await deps.backend.createSamplingClient(req.samplerPath);
   const promptTokens = req.prompts.map((p) => deps.renderer.buildPrompt(p.question));
 
-  // 2 requests per prompt, all queued at once; the limiter decides how many run
-  const requests: Request[] = req.prompts.flatMap((_, i) => [
-    { kind: 'logprobs', prompt: i } as const,
-    { kind: 'sample', prompt: i } as const,
-  ]);
   const phis = new Array<[number, number]>(req.prompts.length);
   const samples = new Array<SampledSequence[]>(req.prompts.length);
-  await mapConcurrent(requests, deps.concurrency, async (r) => {
-    const tokens = promptTokens[r.prompt];
-    if (r.kind === 'logprobs') {
-      phis[r.prompt] = promptPhi(tokens, await client.computeLogprobs(tokens));
-    } else {
-      const seqs = await client.sample(tokens, plan.groupSize, {
-        maxTokens: plan.sampling.maxTokens,
-        temperature: plan.sampling.temperature,
-        stopTokens: deps.renderer.stopTokens,
-        seed: plan.sampling.seed + r.prompt,
-      });
-      if (seqs.length !== plan.groupSize) throw new Error(`backend returned ${seqs.length} samples for prompt ${r.prompt}, asked for ${plan.groupSize}`);
-      samples[r.prompt] = seqs;
-    }
+  const params = (prompt: number) => ({
+    maxTokens: plan.sampling.maxTokens,
+    temperature: plan.sampling.temperature,
+    stopTokens: deps.renderer.stopTokens,
+    seed: plan.sampling.seed + prompt,
   });
+  const keep = (prompt: number, seqs: SampledSequence[]) => {
+    if (seqs.length !== plan.groupSize) throw new Error(`backend returned ${seqs.length} samples for prompt ${prompt}, asked for ${plan.groupSize}`);
+    samples[prompt] = seqs;
+  };
+  // all queued at once; the limiter decides how many run
+  const both = client.sampleWithPromptLogprobs?.bind(client);
+  if (both) {
+    await mapConcurrent(promptTokens.map((_, i) => i), deps.concurrency, async (i) => {
+      const r = await both(promptTokens[i], plan.groupSize, params(i));
+      phis[i] = promptPhi(promptTokens[i], r.promptLogprobs);
+      keep(i, r.sequences);
+    });
+  } else {
+    const requests: Request[] = req.prompts.flatMap((_, i) => [
+      { kind: 'logprobs', prompt: i } as const,
+      { kind: 'sample', prompt: i } as const,
+    ]);
+    await mapConcurrent(requests, deps.concurrency, async (r) => {
+      const tokens = promptTokens[r.prompt];
+      if (r.kind === 'logprobs') phis[r.prompt] = promptPhi(tokens, await client.computeLogprobs(tokens));
+      else keep(r.prompt, await client.sample(tokens, plan.groupSize, params(r.prompt)));
+    });
+  }
 
   const rollouts: SampledRollout[] = [];
   req.prompts.forEach((p, i) => {
