@@ -18,6 +18,7 @@ import { benchCheckpoint } from './bench-checkpoint';
 import { fmt, median, verdict } from './bench-stats';
 import { embeddedStepRequest } from './bench-steps';
 import { loadSampler, machineInfo, machineLine, REPO_ROOT, reproduce, table, type Benchmark } from './benchmarks-doc';
+import { mulberry32 } from '@rx/stats';
 
 const FLAGS = {
   seconds: { default: 1, min: 0.05, max: 60, integer: false, help: 'seconds each hot path is timed for' },
@@ -25,15 +26,7 @@ const FLAGS = {
 };
 
 /** a seeded uniform in [0, 1) (mulberry32), so every run times the same inputs */
-function uniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const uniform = mulberry32;
 
 /** calls f repeatedly for at least `seconds` (after a few warm-up calls); seconds per call */
 function perCall(seconds: number, f: () => unknown): number {

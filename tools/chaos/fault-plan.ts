@@ -2,6 +2,7 @@
 // over the runs (a seeded round-robin), each run gets a few more at random. A fault names the arm, the step and
 // the stage of that step it lands in (while that stage's job is queued or running), and a delay after the job
 // shows up; the same seed always gives the same plan. Pure: no I/O.
+import { mulberry32 } from '@rx/stats';
 
 export const FAULT_TARGETS = ['sampler', 'grader', 'advantage', 'trainer', 'policy-server', 'controller', 'redis'] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
@@ -49,16 +50,7 @@ export interface PlanOptions {
 }
 
 /** a [0, 1) stream from a 32-bit seed (mulberry32) */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seededRandom = mulberry32;
 
 // a Fisher-Yates shuffle driven by `rand`
 function shuffled<T>(items: readonly T[], rand: () => number): T[] {

@@ -5,21 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from '../../apps/controller/src/infra/free-port';
 
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, host, () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => (port > 0 ? resolve(port) : reject(new Error('could not find a free port'))));
-    });
-  });
-}
+export { freePort };
 
 export interface PrivateRedis {
   /** redis://:<password>@127.0.0.1:<port> */

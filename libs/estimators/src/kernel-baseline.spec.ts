@@ -1,18 +1,10 @@
 import { kernelBaseline, KERNEL_MASS_FLOOR } from './kernel-baseline';
 import { referenceKernelBaseline, type ReferencePoint } from './kernel-baseline.reference';
 import type { ScoredRollout } from './rollout';
+import { mulberry32 } from '@rx/stats';
 
-// mulberry32: a small seeded PRNG so every random window is reproducible
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// a seeded PRNG so every random window is reproducible
+const rng = mulberry32;
 
 const REWARDS = [1, 0, -0.1, 0.9];
 

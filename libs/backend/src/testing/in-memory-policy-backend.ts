@@ -14,6 +14,7 @@ import type {
   SamplingClient,
   TrainingClient,
 } from '../policy-backend';
+import { mulberry32 } from '@rx/stats';
 
 export type InMemoryOp =
   | 'createLoraTrainingClient'
@@ -52,17 +53,6 @@ interface TrainingState extends Weights {
   step: number;
 }
 
-/** mulberry32: a small seeded PRNG with uniform output in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // logsoftmax_j(x / T) = x_j / T - log sum_k exp(x_k / T)
 function logSoftmaxRow(w: Float64Array, row: number, v: number, temperature: number): Float64Array {

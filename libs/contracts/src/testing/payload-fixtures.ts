@@ -2,18 +2,10 @@
 import { compactFloat32 } from '../compact-float';
 import type { StepPlan } from '../step-plan.schema';
 import type { TrainStep } from '../train-step.schema';
+import { mulberry32 } from '@rx/stats';
 
 /** a small deterministic generator (mulberry32) so fixtures never depend on Math.random */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const prng = mulberry32;
 
 export function fixturePlan(groupSize: number): StepPlan {
   return {

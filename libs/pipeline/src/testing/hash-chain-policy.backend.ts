@@ -7,6 +7,7 @@
 // have higher prompt-token logprobs, as with a real model, so the kernel baseline's second feature predicts reward.
 import { createHash } from 'node:crypto';
 import { charRenderer } from '@rx/backend';
+import { mulberry32 } from '@rx/stats';
 import type {
   AdamParams,
   Datum,
@@ -29,14 +30,7 @@ function sha(...parts: Array<string | number>): string {
 
 /** a [0, 1) stream seeded by a hex digest (mulberry32 over its first 32 bits) */
 function stream(hex: string): () => number {
-  let a = parseInt(hex.slice(0, 8), 16) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(parseInt(hex.slice(0, 8), 16));
 }
 
 export interface HashChainCalls {

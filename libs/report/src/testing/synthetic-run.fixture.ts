@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { stepRecordSchema, type StepRecord } from '@rx/contracts';
 import { evaluateGates, formatGateReport, gateMetrics, type ActivationGateSource, type GateReport, type HeldoutPromptRewards, type LoggedBatch } from '@rx/gates';
 import { hoeffdingRecord, pairedHoeffding, percentile, type HoeffdingRecord, type HoeffdingRule } from '@rx/stats';
+import { mulberry32 } from '@rx/stats';
 
 export const FIXTURE_SPEC_FILE = path.resolve(__dirname, '../../../../specs/embedded.json');
 
@@ -341,14 +342,3 @@ function clamp01(x: number): number {
   return Math.min(1, Math.max(0, x));
 }
 
-// mulberry32: a small seeded PRNG with uniform output in [0, 1)
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -2,18 +2,9 @@
 // sha256 identifies them): a GRPO batch of 8 prompts x 8 rollouts with graded rewards, sampling logprobs and
 // the training policy's logprobs; and synthetic kernel windows for the forced (non-)activation checks.
 import type { GradedBatch, StepPlan } from '@rx/contracts';
+import { mulberry32 } from '@rx/stats';
 
-/** mulberry32: uniform in [0, 1) */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 export const FIXED_BATCH_SEED = 20260;
 /** the cookbook reward takes these values: format_coef * (correct_format - 1) + correct_answer */

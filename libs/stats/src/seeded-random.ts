@@ -1,0 +1,14 @@
+// A small seeded PRNG (mulberry32) for everything that must draw the same numbers on every machine: the
+// preflight's fixed batches, test fixtures and doubles, the chaos fault plan, benchmark inputs.
+
+/** mulberry32 over a 32-bit seed: uniform in [0, 1) */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
