@@ -126,9 +126,11 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
     const faultedDir = path.join(o.dir, 'faulted');
     t0 = Date.now();
     let proc = await rxRun(runArgs(faultedDir));
+    // the first kill somewhere in 10-60 % of what a clean run takes; each later one in 10-60 % of what is left of
+    // it after the previous kill (a resumed run skips the phases done), plus the CLI's start-up
+    let left = report.cleanSeconds;
     for (let k = 0; k < o.kills; k++) {
-      // somewhere in the first 90% of what a whole run takes, from this (re)start
-      const afterSeconds = Math.round((0.05 + 0.85 * rand()) * report.cleanSeconds * 10) / 10;
+      const afterSeconds = Math.round(((k === 0 ? 0 : 1.5) + (0.1 + 0.5 * rand()) * left) * 10) / 10;
       const fired = await Promise.race([proc.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), afterSeconds * 1000))]);
       if (!fired) {
         kills.push({ afterSeconds, phase: null, recovered: true });
@@ -136,9 +138,12 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
       }
       const phase = currentPhase(faultedDir);
       await proc.kill('SIGKILL');
-      o.log(`  rx run SIGKILLed ${afterSeconds} s after its start, in ${phase}; rx run --resume`);
+      // a kill that came after the run wrote its record did not interrupt anything
+      const landed = phase !== null && currentPhase(faultedDir) !== null;
+      o.log(`  rx run SIGKILLed ${afterSeconds} s after its start, ${landed ? `in ${phase}` : 'after it had finished'}; rx run --resume`);
       proc = await rxRun(['run', '--resume', faultedDir, '--services', 'external', '--port', 'off']);
-      kills.push({ afterSeconds, phase, recovered: false });
+      kills.push({ afterSeconds, phase: landed ? phase : null, recovered: !landed });
+      left = Math.max(1, left - afterSeconds);
     }
     const exit = await proc.exited;
     report.faultedSeconds = (Date.now() - t0) / 1000;

@@ -38,6 +38,16 @@ function interruptSignal(): AbortSignal {
   process.on('SIGINT', on);
   process.on('SIGTERM', on);
   process.on('exit', killAllChildren);
+  // started by the rx CLI: if the CLI dies (SIGKILL, a closed terminal), the controller must not drive the run on
+  // alone as an orphan (a later `rx run --resume` would race it for the step events); the run directory keeps what
+  // is done, so stop at once
+  if (process.send) {
+    process.channel?.unref(); // the channel alone never keeps the controller up
+    process.on('disconnect', () => {
+      process.stderr.write('\ncontroller: the rx CLI that started it is gone: stopping (continue with rx run --resume)\n');
+      process.exit(137);
+    });
+  }
   return abort.signal;
 }
 

@@ -19,6 +19,7 @@ import { startControllerHttp, type ControllerHttp } from '../http/controller-htt
 import { freePort } from '../infra/free-port';
 import { locateRedis, pingRedis, type RedisHandle } from '../infra/redis-locator';
 import { REPO_ROOT } from '../infra/repo-root';
+import { acquireRunLock } from '../run/run-lock';
 import { ServiceSupervisor, type ServiceSpec } from '../infra/service-supervisor';
 import { deletePrefixKeys, StepBus } from '../infra/step-bus';
 import { runDecision, type DecisionSummary } from '../phases/decision.phase';
@@ -345,6 +346,15 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
 
 export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const run = openRun(opts);
+  const release = await acquireRunLock(run.dir);
+  try {
+    return await driveRun(run, opts);
+  } finally {
+    release();
+  }
+}
+
+async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
   const { dir, state, progress } = { ...run, progress: opts.progress };
   const status = state.state.status;
   if (run.resumed && (status === 'complete' || status === 'stopped')) {

@@ -29,6 +29,8 @@ export class RunDir {
   /** where each running service answers (health, metrics), rewritten each time the stack starts */
   /** every dead letter of the run's steps, one JSON line each, as the controller saw them */
   get deadLettersFile(): string { return this.path('dead-letters.jsonl'); }
+  /** the pid and host of the controller driving the run (run-lock.ts) */
+  get lockFile(): string { return this.path('controller.lock'); }
   get endpointsFile(): string { return this.path('logs', 'endpoints.json'); }
   /** RX_DATA_DIR of the services rx run spawns (weights, states, the trainer's own step logs) */
   get servicesDataDir(): string { return this.path('services'); }
