@@ -287,7 +287,8 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
         progress.info(`Redis at ${redactUrl(redis.url)} has no password; the services rx run starts use it because it is on this machine (RX_ALLOW_INSECURE_REDIS=1)`);
       }
       const specs: ServiceSpec[] = [];
-      for (const name of ['sampler', 'grader', 'advantage', 'trainer']) specs.push({ name, port: await freePort(), env: { ...common } });
+      // a worker's heap is capped so that V8 collects instead of growing over a long run (payloads are <= 1 MB)
+      for (const name of ['sampler', 'grader', 'advantage', 'trainer']) specs.push({ name, port: await freePort(), env: { ...common }, nodeArgs: [`--max-old-space-size=${WORKER_HEAP_MB}`] });
       progress.info(`starting ${specs.map((s) => s.name).join(', ')} (logs in ${run.dir.relative(run.dir.logsDir)}/) ...`);
       await supervisor.start(specs);
     }
@@ -343,6 +344,9 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
 
 // ---------------------------------------------------------------------------------------------------------------
 // The run
+
+/** the old-space cap of each worker service rx run spawns (MB) */
+const WORKER_HEAP_MB = 160;
 
 export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const run = openRun(opts);

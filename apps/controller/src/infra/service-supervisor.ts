@@ -11,6 +11,8 @@ export interface ServiceSpec {
   name: string;
   port: number;
   env: Record<string, string>;
+  /** node flags before the entry point (e.g. a heap cap) */
+  nodeArgs?: string[];
 }
 
 export interface RunningService {
@@ -91,7 +93,7 @@ export class ServiceSupervisor {
     const logFile = path.join(this.opts.logsDir, `${spec.name}.log`);
     const log = createWriteStream(logFile, { flags: 'a' });
     const entry = path.join(REPO_ROOT, 'apps', spec.name, 'src', 'main.ts');
-    const proc = spawn(process.execPath, ['-r', path.join(REPO_ROOT, 'tools', 'register.js'), entry], {
+    const proc = spawn(process.execPath, [...(spec.nodeArgs ?? []), '-r', path.join(REPO_ROOT, 'tools', 'register.js'), entry], {
       cwd: REPO_ROOT,
       env: { ...(this.opts.baseEnv ?? process.env), ...spec.env, PORT: String(spec.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
