@@ -3,7 +3,8 @@
 // and trainer as child processes running their real main.ts (the Dockerfile's command). crash(target)
 // SIGKILLs one and starts it again as a supervisor would; each process appends its output to <dir>/logs.
 import * as path from 'node:path';
-import { freePort, startPrivateRedis, type PrivateRedis } from './private-redis';
+import { freePort } from '../../apps/controller/src/infra/free-port';
+import { startPrivateRedis, type PrivateRedis } from './private-redis';
 import { launch, type ManagedProcess } from './service-process';
 
 export const PIPELINE_SERVICES = ['sampler', 'grader', 'advantage', 'trainer'] as const;

@@ -8,7 +8,6 @@ import { mkdirSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { freePort } from '../../apps/controller/src/infra/free-port';
 
-export { freePort };
 
 export interface PrivateRedis {
   /** redis://:<password>@127.0.0.1:<port> */

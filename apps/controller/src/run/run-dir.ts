@@ -26,11 +26,11 @@ export class RunDir {
   get decisionFile(): string { return this.path('decision-summary.json'); }
   get recordFile(): string { return this.path('record.json'); }
   get logsDir(): string { return this.path('logs'); }
-  /** where each running service answers (health, metrics), rewritten each time the stack starts */
   /** every dead letter of the run's steps, one JSON line each, as the controller saw them */
   get deadLettersFile(): string { return this.path('dead-letters.jsonl'); }
   /** the pid and host of the controller driving the run (run-lock.ts) */
   get lockFile(): string { return this.path('controller.lock'); }
+  /** where each running service answers (health, metrics), rewritten each time the stack starts */
   get endpointsFile(): string { return this.path('logs', 'endpoints.json'); }
   /** RX_DATA_DIR of the services rx run spawns (weights, states, the trainer's own step logs) */
   get servicesDataDir(): string { return this.path('services'); }

@@ -2,6 +2,7 @@
 // importance-sampling loss, AdamW, saved states and seeded sampling, all in plain float64 TypeScript. It
 // behaves like a real backend (gradients accumulate until optimStep, logprobs of sampling match training)
 // but is tiny and fast. Hooks (delays, injected failures, call counts) serve protocol tests.
+import { mulberry32 } from '@rx/stats';
 import type {
   AdamParams,
   Datum,
@@ -14,7 +15,6 @@ import type {
   SamplingClient,
   TrainingClient,
 } from '../policy-backend';
-import { mulberry32 } from '@rx/stats';
 
 export type InMemoryOp =
   | 'createLoraTrainingClient'
@@ -52,7 +52,6 @@ interface TrainingState extends Weights {
   v: Float64Array;
   step: number;
 }
-
 
 // logsoftmax_j(x / T) = x_j / T - log sum_k exp(x_k / T)
 function logSoftmaxRow(w: Float64Array, row: number, v: number, temperature: number): Float64Array {

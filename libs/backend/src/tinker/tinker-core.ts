@@ -51,7 +51,6 @@ export class TinkerCore {
   private heartbeatFailingSince?: number;
   private heartbeatWarned = false;
   private modelSeq = 0;
-  private samplingSessionSeq = 0;
 
   constructor(
     readonly http: TinkerHttp,
@@ -60,10 +59,6 @@ export class TinkerCore {
 
   nextModelSeqId(): number {
     return this.modelSeq++;
-  }
-
-  nextSamplingSessionSeqId(): number {
-    return this.samplingSessionSeq++;
   }
 
   /** POST to `/api/v1/<name>` and parse the answer with `schema`. */

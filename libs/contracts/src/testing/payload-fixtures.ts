@@ -4,8 +4,6 @@ import type { StepPlan } from '../step-plan.schema';
 import type { TrainStep } from '../train-step.schema';
 import { mulberry32 } from '@rx/stats';
 
-/** a small deterministic generator (mulberry32) so fixtures never depend on Math.random */
-export const prng = mulberry32;
 
 export function fixturePlan(groupSize: number): StepPlan {
   return {
@@ -23,7 +21,8 @@ export function fixturePlan(groupSize: number): StepPlan {
 
 /** A train-steps payload of `prompts x groupSize` rollouts of `completionTokens` tokens each. */
 export function fixtureTrainStep(opts: { prompts: number; groupSize: number; promptTokens: number; completionTokens: number; seed?: number }): TrainStep {
-  const rand = prng(opts.seed ?? 1);
+  // seeded, so fixtures never depend on Math.random
+  const rand = mulberry32(opts.seed ?? 1);
   const token = () => 100000 + Math.floor(rand() * 148000); // ids up to 248k, as Qwen3.5's vocabulary
   const prompts = Array.from({ length: opts.prompts }, (_, p) => ({
     promptId: `gsm8k-train-${1000 + p}`,

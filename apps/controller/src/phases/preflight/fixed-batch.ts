@@ -4,8 +4,6 @@
 import type { GradedBatch, StepPlan } from '@rx/contracts';
 import { mulberry32 } from '@rx/stats';
 
-export { mulberry32 };
-
 export const FIXED_BATCH_SEED = 20260;
 /** the cookbook reward takes these values: format_coef * (correct_format - 1) + correct_answer */
 const REWARDS = [1, 0, -0.1, 0.9];

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runBaselinePathCheck } from './baseline-path.check';
 import { runEstimatorChecks } from './estimator-checks';
-import { mulberry32 } from './fixed-batch';
+import { mulberry32 } from '@rx/stats';
 import { stockDatum, stockGroupMeanAdvantages } from './stock-datum.reference';
 
 const specText = readFileSync(path.resolve(__dirname, '../../../../../specs/embedded.json'), 'utf8');
