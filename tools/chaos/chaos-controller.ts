@@ -15,9 +15,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'bullmq';
-import { rendererFor, type PolicyBackend, type Renderer } from '@rx/backend';
+import { rendererFor, type PolicyBackend, type Renderer, type SamplingClient } from '@rx/backend';
 import { jobIdFor, QUEUE_CATALOG, type StepRecord } from '@rx/contracts';
-import { arithmeticProblems, QueueRepository, RedisConnectionFactory, RedisTrainerStepLedger } from '@rx/pipeline';
+import { arithmeticProblems, QueueRepository, RedisConnectionFactory, RedisTrainerStepLedger, throughRedisOutages } from '@rx/pipeline';
 import { baselineArm, decisionRule, samplingSettings, treatmentArm, type ArmSpec, type ExperimentSpec } from '@rx/spec';
 import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
 import type { Problem } from '@rx/datasets';
@@ -71,6 +71,13 @@ function writeAtomic(file: string, text: string): void {
 
 function readJson<T>(file: string): T | null {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : null;
+}
+
+/** the weights, seen from outside: sha256 of the logprobs of fixed probe sequences (the first 4 items' prompts and answers) under them */
+export async function weightsFingerprint(sampling: SamplingClient, renderer: Renderer, items: readonly Problem[]): Promise<string> {
+  const logprobs = [];
+  for (const it of items.slice(0, 4)) logprobs.push(await sampling.computeLogprobs([...renderer.buildPrompt(it.question), ...renderer.encode(it.answer.split('\n')[0])]));
+  return sha256(JSON.stringify(logprobs));
 }
 
 export class StepStoppedError extends Error {
@@ -143,9 +150,9 @@ interface TrainDeps {
 async function trainArm(o: ChaosControllerOptions, arm: ArmSpec, train: Problem[], initStatePath: string, d: TrainDeps): Promise<void> {
   const key = { runId: o.runId, arm: arm.name };
   for (let step = 0; step < o.steps; step++) {
-    if (await d.ledger.record(key, step)) continue; // committed before this controller (re)started
+    if (await throughRedisOutages(() => d.ledger.record(key, step))) continue; // committed before this controller (re)started
     const req = stepRequestFor({ spec: o.spec, arm, runId: o.runId, step, train, bandwidth: o.bandwidth, initStatePath });
-    await d.queues.enqueue('step-requests', req, jobIdFor(req, 'prepare'));
+    await throughRedisOutages(() => d.queues.enqueue('step-requests', req, jobIdFor(req, 'prepare')));
     o.log('step-requested', { arm: arm.name, step });
     await waitCommitted(o, d, arm.name, step);
     o.log('step-committed', { arm: arm.name, step, viaEvent: d.events.has(`${o.runId}/${arm.name}/${step}`) });
@@ -188,11 +195,11 @@ async function evaluateArm(o: ChaosControllerOptions, arm: ArmSpec, renderer: Re
   const key = { runId: o.runId, arm: arm.name };
   const records: StepRecord[] = [];
   for (let s = 0; s < o.steps; s++) {
-    const r = await ledger.record(key, s);
+    const r = await throughRedisOutages(() => ledger.record(key, s));
     if (!r) throw new StepStoppedError(`step ${s} of ${o.runId}/${arm.name} has no committed record`);
     records.push(r);
   }
-  const statePath = await ledger.statePath(key, o.steps - 1);
+  const statePath = await throughRedisOutages(() => ledger.statePath(key, o.steps - 1));
   if (!statePath) throw new StepStoppedError(`the last step of ${o.runId}/${arm.name} has no saved state`);
   const evalFile = path.join(o.outDir, arm.name, 'eval.jsonl');
   const finalFile = path.join(o.outDir, arm.name, 'final.json');
@@ -212,11 +219,7 @@ async function evaluateArm(o: ChaosControllerOptions, arm: ArmSpec, renderer: Re
       done: new Map(),
       onLine: () => undefined,
     });
-    // the weights, seen from outside: logprobs of fixed probe sequences under them
-    const probes = items.slice(0, 4).map((it) => [...renderer.buildPrompt(it.question), ...renderer.encode(it.answer.split('\n')[0])]);
-    const logprobs = [];
-    for (const p of probes) logprobs.push(await sampling.computeLogprobs(p));
-    final = { statePath, weightsHash: sha256(JSON.stringify(logprobs)) };
+    final = { statePath, weightsHash: await weightsFingerprint(sampling, renderer, items) };
     writeAtomic(evalFile, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     writeAtomic(finalFile, JSON.stringify(final) + '\n');
     o.log('evaluated', { arm: arm.name, items: lines.length, correct: lines.filter((l) => l.correct).length });

@@ -14,6 +14,7 @@ import { arithDataset } from '@rx/datasets';
 import { loadSpecText, type ExperimentSpec } from '@rx/spec';
 import { PHASES } from '../../apps/controller/src/run/run-state';
 import { backendOptimizerSteps } from './backend-steps';
+import { weightsFingerprint } from './chaos-controller';
 import { ChaosStack } from './chaos-stack';
 import { seededRandom } from './fault-plan';
 import { comparableRecord, firstDifference } from './run-comparison';
@@ -133,7 +134,7 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
       const afterSeconds = Math.round(((k === 0 ? 0 : 1.5) + (0.1 + 0.5 * rand()) * left) * 10) / 10;
       const fired = await Promise.race([proc.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), afterSeconds * 1000))]);
       if (!fired) {
-        kills.push({ afterSeconds, phase: null, recovered: true });
+        kills.push({ afterSeconds, phase: null, recovered: false });
         break;
       }
       const phase = currentPhase(faultedDir);
@@ -142,7 +143,7 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
       const landed = phase !== null && currentPhase(faultedDir) !== null;
       o.log(`  rx run SIGKILLed ${afterSeconds} s after its start, ${landed ? `in ${phase}` : 'after it had finished'}; rx run --resume`);
       proc = await rxRun(['run', '--resume', faultedDir, '--services', 'external', '--port', 'off']);
-      kills.push({ afterSeconds, phase: landed ? phase : null, recovered: !landed });
+      kills.push({ afterSeconds, phase: landed ? phase : null, recovered: false });
       left = Math.max(1, left - afterSeconds);
     }
     const exit = await proc.exited;
@@ -187,18 +188,11 @@ async function finalWeights(stack: ChaosStack, apiKey: string, spec: ExperimentS
   const backend = new TinkerBackend({ baseUrl: stack.policyUrl, apiKey });
   try {
     const renderer = await rendererFor(spec.base_model);
-    const probes = arithDataset({ split: 'test', seed: 0 })
-      .slice(0, 4)
-      .map((it) => [...renderer.buildPrompt(it.question), ...renderer.encode(it.answer.split('\n')[0])]);
+    const probeItems = arithDataset({ split: 'test', seed: 0 });
     const out: Array<Record<string, string>> = [];
     for (const paths of samplerPaths) {
       const hashes: Record<string, string> = {};
-      for (const [arm, p] of Object.entries(paths)) {
-        const client = await backend.createSamplingClient(p);
-        const logprobs = [];
-        for (const probe of probes) logprobs.push(await client.computeLogprobs(probe));
-        hashes[arm] = sha256(JSON.stringify(logprobs));
-      }
+      for (const [arm, p] of Object.entries(paths)) hashes[arm] = await weightsFingerprint(await backend.createSamplingClient(p), renderer, probeItems);
       out.push(hashes);
     }
     return out;

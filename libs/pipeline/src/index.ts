@@ -36,3 +36,4 @@ export * from './testing/recording-producer';
 export * from './testing/redis-test-harness';
 export * from './testing/step-requests';
 export * from './session-renewing.backend';
+export * from './redis-outage';

@@ -11,7 +11,8 @@ import type { RxMetrics } from '@rx/metrics';
 import type { ZodIssue } from 'zod';
 import { edgeOfQueue } from './pipeline-graph';
 import type { QueueProducer } from './queue.repository';
-import { isRedisUnavailable, UnrecoverableStageError } from './stage-errors';
+import { throughRedisOutages } from './redis-outage';
+import { UnrecoverableStageError } from './stage-errors';
 import { withTimeout } from './stage-timeout';
 
 /** The part of a BullMQ Job a consumer reads. */
@@ -34,8 +35,6 @@ export interface JobConsumerDeps {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
-
-const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 const MAX_ISSUES_IN_MESSAGE = 5;
 
@@ -95,28 +94,21 @@ export async function consumeJob<Q extends QueueName, R>(
   }
   const payload = parsed.data as PayloadOf<Q>;
   const started = now();
-  const sleep = deps.sleep ?? sleepFor;
-  const outageBudgetMs = deps.redisOutageMs ?? 60_000;
-  let waitedMs = 0;
-  for (let pauseMs = 250; ; pauseMs = Math.min(pauseMs * 2, 4000)) {
-    try {
-      const result = await withTimeout(handle(payload), deps.timeoutMs ?? edge.timeoutMs, `${edge.stage} of job ${job.id}`);
-      const arm = (payload as { arm?: string }).arm;
-      if (arm) deps.metrics.observeStage(edge.stage, arm, (now() - started) / 1000);
-      return result;
-    } catch (err) {
-      if (isRedisUnavailable(err) && waitedMs < outageBudgetMs) {
-        await sleep(pauseMs);
-        waitedMs += pauseMs;
-        continue;
-      }
-      if (err instanceof UnrecoverableStageError) return deadLetter('unrecoverable', err.message, []);
-      const attempts = job.opts?.attempts ?? QUEUE_CATALOG[queue].jobOptions.attempts;
-      if (job.attemptsMade + 1 >= attempts) {
-        const message = err instanceof Error ? err.message : String(err);
-        return deadLetter('unrecoverable', `${edge.stage} of job ${job.id} gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${message}`, []);
-      }
-      throw err;
+  try {
+    const result = await throughRedisOutages(() => withTimeout(handle(payload), deps.timeoutMs ?? edge.timeoutMs, `${edge.stage} of job ${job.id}`), {
+      budgetMs: deps.redisOutageMs,
+      sleep: deps.sleep,
+    });
+    const arm = (payload as { arm?: string }).arm;
+    if (arm) deps.metrics.observeStage(edge.stage, arm, (now() - started) / 1000);
+    return result;
+  } catch (err) {
+    if (err instanceof UnrecoverableStageError) return deadLetter('unrecoverable', err.message, []);
+    const attempts = job.opts?.attempts ?? QUEUE_CATALOG[queue].jobOptions.attempts;
+    if (job.attemptsMade + 1 >= attempts) {
+      const message = err instanceof Error ? err.message : String(err);
+      return deadLetter('unrecoverable', `${edge.stage} of job ${job.id} gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${message}`, []);
     }
+    throw err;
   }
 }

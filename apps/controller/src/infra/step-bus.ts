@@ -7,7 +7,7 @@
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { jobIdFor, type StepEvent, type StepRequest } from '@rx/contracts';
-import { consumeJob, PIPELINE_GRAPH, QueueRepository, RedisConnectionFactory } from '@rx/pipeline';
+import { consumeJob, PIPELINE_GRAPH, QueueRepository, RedisConnectionFactory, throughRedisOutages } from '@rx/pipeline';
 import type { RxMetrics } from '@rx/metrics';
 
 export interface StepBusOptions {
@@ -119,7 +119,8 @@ export class StepBus {
 
   async request(req: StepRequest): Promise<void> {
     this.track(req.runId);
-    await this.queues.enqueue('step-requests', req, jobIdFor(req, 'prepare'));
+    // a Redis restart while a step is requested waits for Redis instead of failing the run
+    await throughRedisOutages(() => this.queues.enqueue('step-requests', req, jobIdFor(req, 'prepare')));
   }
 
   /** the step-complete event of (run, arm, step); rejects on a dead letter of the step, a stall, or fail() */
