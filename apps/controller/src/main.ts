@@ -22,12 +22,17 @@ import { RunStateError } from './run/run-state';
 
 const EXIT = { complete: 0, stopped: 3, failed: 1, interrupted: 130, running: 1 } as const;
 
+const SAME_INTERRUPT_MS = 1000;
+
 function interruptSignal(): AbortSignal {
   const abort = new AbortController();
-  let signals = 0;
+  let firstAt = 0;
   const on = (sig: NodeJS.Signals) => {
-    signals++;
-    if (signals === 1) {
+    // a Ctrl-C reaches the controller from the terminal and again from the rx CLI that passes it on: signals within
+    // SAME_INTERRUPT_MS of the first are that one interrupt; a later one forces
+    if (firstAt && Date.now() - firstAt < SAME_INTERRUPT_MS) return;
+    if (!firstAt) {
+      firstAt = Date.now();
       process.stderr.write(`\ncontroller: ${sig}: stopping the run (the services are stopped, the run directory keeps what is done; again to force)\n`);
       abort.abort(new Error(`interrupted by ${sig}`));
     } else {

@@ -1,6 +1,7 @@
 // rx run and rx status are the controller's own commands: the CLI runs apps/controller/src/main.ts as a child
-// process (the apps stay separate projects) with the terminal attached, forwards SIGTERM, lets Ctrl-C reach
-// both, and exits with the controller's exit code. An IPC channel ties the two: when the CLI dies however it
+// process (the apps stay separate projects) with the terminal attached, passes SIGINT and SIGTERM on (a Ctrl-C
+// reaches both anyway; the controller takes signals within a second of each other as one), and exits with the
+// controller's exit code. An IPC channel ties the two: when the CLI dies however it
 // dies, the controller sees the channel close and stops (no orphan controller drives the run on).
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
@@ -10,10 +11,8 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 export function runController(command: 'run' | 'status', argv: string[]): Promise<number> {
   const entry = path.join(REPO_ROOT, 'apps', 'controller', 'src', 'main.ts');
   const child = spawn(process.execPath, ['-r', path.join(REPO_ROOT, 'tools', 'register.js'), entry, command, ...argv], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
-  const forward = (sig: NodeJS.Signals) => () => {
-    // Ctrl-C already reached the child (same process group); SIGTERM sent to this process alone is passed on
-    if (sig === 'SIGTERM') child.kill('SIGTERM');
-  };
+  // a signal sent to this process alone (kill -INT <pid>, a supervisor) must stop the run as Ctrl-C does
+  const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
   const onInt = forward('SIGINT');
   const onTerm = forward('SIGTERM');
   process.on('SIGINT', onInt);

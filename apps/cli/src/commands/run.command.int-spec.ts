@@ -1,5 +1,6 @@
 // rx run as a user starts it: the CLI runs the controller as its child. When the CLI is killed outright (SIGKILL,
-// a closed terminal), the controller must stop too, never drive the run on alone as an orphan.
+// a closed terminal), the controller must stop too, never drive the run on alone as an orphan; a SIGINT, from a
+// terminal's Ctrl-C or sent to the CLI alone, stops the run gracefully.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +32,37 @@ async function until(what: string, f: () => boolean, ms: number): Promise<void> 
   }
 }
 
+function startRun(out: string, tag: string, detached = false) {
+  // external services that never come: the controller waits for consumers on a prefix nobody serves
+  const cli = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', 'run', '--spec', 'specs/embedded.json', '--out', out, '--services', 'external', '--port', 'off'], {
+    cwd: REPO_ROOT,
+    detached,
+    env: {
+      ...process.env,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      RX_ALLOW_INSECURE_REDIS: '1',
+      RX_BACKEND_URL: 'http://127.0.0.1:9',
+      RX_QUEUE_PREFIX: `rx-cli-${tag}-${process.pid}`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const run = { cli, output: '', exit: new Promise<number | null>((resolve) => cli.once('exit', (code) => resolve(code))) };
+  cli.stdout.on('data', (d: Buffer) => (run.output += d.toString()));
+  cli.stderr.on('data', (d: Buffer) => (run.output += d.toString()));
+  return run;
+}
+
+async function untilOpened(run: ReturnType<typeof startRun>, out: string): Promise<number> {
+  await until('the controller has opened the run', () => existsSync(path.join(out, 'state.json')), 30_000).catch((err: Error) => {
+    throw new Error(`${err.message}\n${run.output}`);
+  });
+  const [controller] = controllerPidsFor(out);
+  expect(controller).toBeGreaterThan(0);
+  return controller;
+}
+
+const exited = (pid: number) => () => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] === 'Z';
+
 describe('rx run killed outright', () => {
   let work: string;
   beforeAll(() => (work = mkdtempSync(path.join(tmpdir(), 'rx-cli-kill-'))));
@@ -38,28 +70,39 @@ describe('rx run killed outright', () => {
 
   it('takes its controller with it', async () => {
     const out = path.join(work, 'run');
-    // external services that never come: the controller waits for consumers on a prefix nobody serves
-    const cli = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', 'run', '--spec', 'specs/embedded.json', '--out', out, '--services', 'external', '--port', 'off'], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-        RX_ALLOW_INSECURE_REDIS: '1',
-        RX_BACKEND_URL: 'http://127.0.0.1:9',
-        RX_QUEUE_PREFIX: `rx-cli-kill-${process.pid}`,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    cli.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    cli.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    await until('the controller has opened the run', () => existsSync(path.join(out, 'state.json')), 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${output}`);
-    });
-    const [controller] = controllerPidsFor(out);
-    expect(controller).toBeGreaterThan(0);
-    cli.kill('SIGKILL');
-    await until('the controller has exited', () => !existsSync(`/proc/${controller}`) || readFileSync(`/proc/${controller}/stat`, 'utf8').split(' ')[2] === 'Z', 10_000);
+    const run = startRun(out, 'kill');
+    const controller = await untilOpened(run, out);
+    run.cli.kill('SIGKILL');
+    await until('the controller has exited', exited(controller), 10_000);
     expect(controllerPidsFor(out)).toEqual([]);
+  });
+});
+
+describe('rx run interrupted', () => {
+  let work: string;
+  beforeAll(() => (work = mkdtempSync(path.join(tmpdir(), 'rx-cli-int-'))));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('stops on SIGINT sent to the rx process alone, as on Ctrl-C', async () => {
+    const out = path.join(work, 'alone');
+    const run = startRun(out, 'int-alone');
+    const controller = await untilOpened(run, out);
+    run.cli.kill('SIGINT');
+    expect(await run.exit).toBe(130);
+    await until('the controller has exited', exited(controller), 10_000);
+    expect(run.output).toContain('SIGINT: stopping the run');
+    expect(run.output).toContain('--resume');
+  });
+
+  it('takes a Ctrl-C (SIGINT to the whole process group, passed on by the CLI too) as one interrupt, not a forced stop', async () => {
+    const out = path.join(work, 'group');
+    const run = startRun(out, 'int-group', true);
+    const controller = await untilOpened(run, out);
+    process.kill(-run.cli.pid!, 'SIGINT');
+    expect(await run.exit).toBe(130);
+    await until('the controller has exited', exited(controller), 10_000);
+    expect(run.output.match(/stopping the run/g)).toHaveLength(1);
+    // a graceful stop leaves the run resumable: its state says interrupted, not running
+    expect(JSON.parse(readFileSync(path.join(out, 'state.json'), 'utf8')).status).toBe('interrupted');
   });
 });

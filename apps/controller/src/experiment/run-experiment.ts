@@ -263,7 +263,7 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
       apiKey = `rx-local-${randomBytes(12).toString('hex')}`;
     }
     if (opts.services === 'spawn') {
-      supervisor = new ServiceSupervisor({ logsDir: run.dir.logsDir, healthTimeoutMs: opts.healthTimeoutMs });
+      supervisor = new ServiceSupervisor({ logsDir: run.dir.logsDir, healthTimeoutMs: opts.healthTimeoutMs, signal: abort.signal });
       supervisor.onUnexpectedExit((name, code, signal) => abort.abort(new Error(`the ${name} service exited (${code ?? signal}) during the run; see ${path.join(run.dir.logsDir, `${name}.log`)}`)));
       closers.push(() => (supervisor as ServiceSupervisor).stop());
       const dataDir = run.dir.servicesDataDir;
@@ -307,7 +307,7 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
     });
     closers.push(() => bus.close());
     await bus.start();
-    await bus.waitForConsumers(opts.services === 'spawn' ? 30_000 : (opts.healthTimeoutMs ?? 120_000));
+    await bus.waitForConsumers(opts.services === 'spawn' ? 30_000 : (opts.healthTimeoutMs ?? 120_000), abort.signal);
     let http: ControllerHttp | null = null;
     const port = opts.httpPort === undefined ? config.PORT : opts.httpPort;
     if (port !== null) {

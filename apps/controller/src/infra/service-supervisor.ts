@@ -2,6 +2,7 @@
 // own free port with its output in <logs>/<name>.log, waits until every /health answers 200, and stops them
 // (SIGTERM, then SIGKILL after a grace period) at the end of the run or when the run is interrupted.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from './repo-root';
@@ -30,6 +31,8 @@ export interface SupervisorOptions {
   logsDir: string;
   /** how long every /health may take to answer 200 (default 120 s: the services compile their sources at start) */
   healthTimeoutMs?: number;
+  /** an abort (Ctrl-C) ends the wait for health at once */
+  signal?: AbortSignal;
   /** SIGTERM to SIGKILL (default 10 s) */
   stopGraceMs?: number;
   /** extra environment for every child (PATH, HOME, ...); default process.env */
@@ -120,6 +123,7 @@ export class ServiceSupervisor {
     const url = `http://127.0.0.1:${child.spec.port}/health`;
     let last = 'no answer';
     while (Date.now() < deadline) {
+      this.opts.signal?.throwIfAborted();
       if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
         throw new ServiceStartError(`${child.spec.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before it was healthy: ${tail(child.logFile)}`);
       }
@@ -130,7 +134,7 @@ export class ServiceSupervisor {
       } catch (err) {
         last = (err as Error).message;
       }
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250, undefined, { signal: this.opts.signal });
     }
     throw new ServiceStartError(`${child.spec.name} was not healthy at ${url} within ${(this.opts.healthTimeoutMs ?? 120_000) / 1000} s (${last}); see ${child.logFile}`);
   }

@@ -4,6 +4,7 @@
 // pipeline refused it) or a stalled step fails the wait with the reason instead of hanging. Every dead letter of
 // the runs it drives is handed to `onDeadLetter` once (the controller keeps them in the run directory for
 // `rx status`).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { jobIdFor, type StepEvent, type StepRequest } from '@rx/contracts';
@@ -94,18 +95,20 @@ export class StepBus {
    * Waits until every queue the pipeline consumes has a worker (the sampler, grader, advantage and trainer are
    * up on this prefix); otherwise one line says which service is missing.
    */
-  async waitForConsumers(timeoutMs: number): Promise<void> {
+  /** Waits until every queue of the graph has a consumer; an abort (Ctrl-C) ends the wait at once with its reason. */
+  async waitForConsumers(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     const needed = PIPELINE_GRAPH.filter((e) => e.service !== 'controller');
     const deadline = Date.now() + timeoutMs;
     let missing: string[] = [];
     do {
+      signal?.throwIfAborted();
       missing = [];
       for (const e of needed) {
         const workers = await this.queues.queue(e.consumes).getWorkers().catch(() => []);
         if (workers.length === 0) missing.push(`${e.service} (queue '${e.consumes}')`);
       }
       if (missing.length === 0) return;
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500, undefined, { signal });
     } while (Date.now() < deadline);
     throw new StepFailedError(
       `no consumer on prefix '${this.opts.prefix}' for ${[...new Set(missing)].join(', ')} after ${Math.round(timeoutMs / 1000)} s: start the services (or use --services spawn) with RX_QUEUE_PREFIX=${this.opts.prefix}`,
