@@ -2,33 +2,132 @@
 // rx: the command line. Each command lives in ./commands/<name>.command.ts and exports `run(argv)`, which
 // returns the exit code. A UserError prints one line (cause and fix) and exits 2; never a stack trace.
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { UserError } from './user-error';
 
-type Command = { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> };
+type Command = {
+  summary: string;
+  /** what `rx <command> --help` prints below the usage line */
+  help: string;
+  load: () => Promise<{ run(argv: string[]): Promise<number> }>;
+};
 
 const commands: Record<string, Command> = {
-  validate: { summary: 'validate <spec.json>: check an experiment spec', load: () => import('./commands/validate.command') },
-  advantages: { summary: 'advantages --estimator kernel|group_mean --input rollouts.jsonl', load: () => import('./commands/advantages.command') },
-  decide: { summary: 'decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl', load: () => import('./commands/decide.command') },
-  grade: { summary: 'grade --input completions.jsonl', load: () => import('./commands/grade.command') },
-  data: { summary: 'data fetch gsm8k [--out DIR] [--from PATH]: put GSM8K in data/gsm8k', load: () => import('./commands/data.command') },
-  report: { summary: 'report <run dir>: write <run dir>/report.html (charts, gates, decision; opens offline)', load: () => import('./commands/report.command') },
-  run: { summary: 'run --spec <spec.json> [--backend embedded|tinker] [--services spawn|external] [--out DIR] [--resume DIR]', load: () => import('./commands/run.command') },
-  status: { summary: 'status <run dir>: phases, steps, gates, evaluation and decision of a run', load: () => import('./commands/status.command') },
+  validate: {
+    summary: 'validate <spec.json>: check an experiment spec',
+    help: 'Checks an experiment spec against the schema; each error names its JSON path. Exit 0 valid, 2 invalid.',
+    load: () => import('./commands/validate.command'),
+  },
+  advantages: {
+    summary: 'advantages --estimator kernel|group_mean --input rollouts.jsonl',
+    help: [
+      'Advantages per rollout, one JSON line each, from a JSONL file of rollouts.',
+      '  --estimator kernel|group_mean   the estimator (GS1 kernel baseline or GRPO group mean)',
+      '  --input FILE                    rollouts.jsonl',
+      '  --bandwidth H                   kernel bandwidth (kernel only)',
+      '  --window N                      rollout window carried across steps (kernel only)',
+    ].join('\n'),
+    load: () => import('./commands/advantages.command'),
+  },
+  decide: {
+    summary: 'decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl',
+    help: 'The paired Hoeffding noninferiority decision from two per-item evaluation files (the spec gives alpha and the margin).',
+    load: () => import('./commands/decide.command'),
+  },
+  grade: {
+    summary: 'grade --input completions.jsonl',
+    help: 'GSM8K grading and the env reward of each completion, one JSON line each.',
+    load: () => import('./commands/grade.command'),
+  },
+  data: {
+    summary: 'data fetch gsm8k [--out DIR] [--from PATH]: put GSM8K in data/gsm8k',
+    help: [
+      'Downloads GSM8K from its public hub, or copies and verifies a local copy.',
+      '  --out DIR      where to write train.jsonl and test.jsonl (default data/gsm8k)',
+      '  --from PATH    a local folder to copy from instead of downloading',
+      '  --no-verify    skip the sha256 check',
+    ].join('\n'),
+    load: () => import('./commands/data.command'),
+  },
+  report: {
+    summary: 'report <run dir>: write <run dir>/report.html (charts, gates, decision; opens offline)',
+    help: 'Writes a self-contained report.html into the run directory: gates against their bounds, curves, the 2x2 table and the interval.',
+    load: () => import('./commands/report.command'),
+  },
+  run: {
+    summary: 'run --spec <spec.json> [--backend embedded|tinker] [--services spawn|external] [--out DIR] [--resume DIR]',
+    help: [
+      'Runs a whole experiment: preflight, pilot and gates, both arms, evaluation, decision, record.',
+      '  --spec FILE                  the experiment spec (specs/embedded.json for the embedded run)',
+      '  --out DIR                    the run directory to create',
+      '  --resume DIR                 continue an interrupted run',
+      '  --backend embedded|tinker    the model backend (default: from the spec)',
+      '  --services spawn|external    start the services as child processes (default) or use running ones',
+      '  --override FILE              a JSON file of spec overrides',
+      '  --port N|off                 the controller\'s /health, /metrics and /queues port',
+      'Ctrl-C stops the run; the run directory keeps what is done (continue with --resume).',
+    ].join('\n'),
+    load: () => import('./commands/run.command'),
+  },
+  status: {
+    summary: 'status <run dir>: phases, steps, gates, evaluation and decision of a run',
+    help: 'Summarises a run directory: phases, steps per arm, gates, evaluation and decision (--json for a machine-readable form).',
+    load: () => import('./commands/status.command'),
+  },
 };
 
 function usage(): string {
-  return ['usage: rx <command> [options]', '', ...Object.entries(commands).map(([n, c]) => `  ${n.padEnd(11)} ${c.summary}`)].join('\n');
+  return [
+    'usage: rx <command> [options]',
+    '',
+    ...Object.entries(commands).map(([n, c]) => `  ${n.padEnd(11)} ${c.summary}`),
+    '',
+    "rx <command> --help (or rx help <command>) for a command's options; rx --version for the version.",
+  ].join('\n');
 }
+
+function commandHelp(command: Command): string {
+  // every summary starts with the command's own usage, up to ': '
+  return `usage: rx ${command.summary.split(': ')[0]}\n\n${command.help}`;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
+  return `rx ${pkg.version}`;
+}
+
+const HELP_FLAGS = new Set(['--help', '-h']);
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage() + '\n');
-    return name ? 0 : 2;
+  if (!name) {
+    process.stderr.write(usage() + '\n');
+    return 2;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(version() + '\n');
+    return 0;
+  }
+  if (HELP_FLAGS.has(name) || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    if (topic === undefined) {
+      process.stdout.write(usage() + '\n');
+      return 0;
+    }
+    const command = commands[topic];
+    if (!command) throw new UserError(`unknown command '${topic}'; run 'rx --help' for the list of commands`);
+    process.stdout.write(commandHelp(command) + '\n');
+    return 0;
   }
   const command = commands[name];
   if (!command) throw new UserError(`unknown command '${name}'; run 'rx --help' for the list of commands`);
+  // --help anywhere before a lone `--` asks for the command's help, never runs it
+  const beforeDashes = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'));
+  if (beforeDashes.some((a) => HELP_FLAGS.has(a))) {
+    process.stdout.write(commandHelp(command) + '\n');
+    return 0;
+  }
   return (await command.load()).run(rest);
 }
 
