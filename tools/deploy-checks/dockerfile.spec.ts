@@ -131,7 +131,7 @@ describe('rx-entrypoint (the Dockerfile heredoc, run with sh)', () => {
 
   it('starts the app named by RX_ROLE through swc-node (the cli app prints its usage)', () => {
     const r = run([], { RX_ROLE: 'cli' });
-    expect(r.stdout).toMatch(/^usage: rx <command>/);
+    expect(r.stderr).toMatch(/^usage: rx <command>/); // no command is a usage error: the usage goes to stderr, exit 2
     expect(r.status).toBe(2);
   });
 
