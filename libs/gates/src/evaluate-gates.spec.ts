@@ -1,4 +1,4 @@
-import { evaluateGates, formatGateReport, type ActivationGateSource } from './evaluate-gates';
+import { evaluateGates, formatGateNumber, formatGateReport, type ActivationGateSource } from './evaluate-gates';
 import type { GateMetrics } from './gate-metrics';
 
 // the bounds of the experiment's activation gate
@@ -72,5 +72,14 @@ describe('evaluateGates', () => {
 
   it('checks nothing when the gate is not applicable', () => {
     expect(evaluateGates({ activation_gate: { ...spec.activation_gate, applicable: false } }, good)).toEqual({ applicable: false, pass: true, results: [], failed: [] });
+  });
+
+  it('shows values to 4 significant digits in its lines and keeps the exact value in the result', () => {
+    const report = evaluateGates(spec, { ...good, kernel_effective_neighbors_p10: 7.639411227, baseline_reward_corr: 0.41490000000000003 });
+    const lines = formatGateReport(report);
+    expect(lines).toContain('  FAIL kernel_effective_neighbors_p10 = 7.639, needs >= 8; outside by 0.3606');
+    expect(lines).toContain('  pass baseline_reward_corr = 0.4149, needs >= 0.1');
+    expect(report.results.find((r) => r.metric === 'kernel_effective_neighbors_p10')?.value).toBe(7.639411227);
+    expect(formatGateNumber(28)).toBe('28');
   });
 });

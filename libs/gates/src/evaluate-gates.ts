@@ -74,11 +74,16 @@ function evaluateCheck(check: GateCheckSpec, metrics: GateMetrics): GateResult {
     if (check.max !== undefined) outside = Math.max(outside, v - check.max);
   }
   const pass = offending.length === 0 && outside <= 0;
-  const shown = SET_VALUED_GATE_METRICS.includes(check.metric) ? `{${values.join(', ')}}` : String(values[0]);
+  const shown = SET_VALUED_GATE_METRICS.includes(check.metric) ? `{${values.map(formatGateNumber).join(', ')}}` : formatGateNumber(values[0]);
   let detail = `${check.metric} = ${shown}, needs ${boundText}`;
-  if (offending.length > 0) detail += `; ${offending.join(', ')} not allowed`;
-  if (outside > 0) detail += `; outside by ${outside}`;
+  if (offending.length > 0) detail += `; ${offending.map(formatGateNumber).join(', ')} not allowed`;
+  if (outside > 0) detail += `; outside by ${formatGateNumber(outside)}`;
   return { ...base, value, pass, failedBy: outside > 0 ? outside : null, offending, detail };
+}
+
+/** A gate number for people: integers as they are, others to 4 significant digits (the report keeps the exact value). */
+export function formatGateNumber(v: number): string {
+  return Number.isInteger(v) || !Number.isFinite(v) ? String(v) : String(Number(v.toPrecision(4)));
 }
 
 function describeBound(b: GateResult['bound']): string {

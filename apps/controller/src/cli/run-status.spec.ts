@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { evaluateGates, formatGateReport } from '@rx/gates';
 import { parseControllerConfig } from '../config';
 import { openRun } from '../experiment/run-experiment';
 import { REPO_ROOT } from '../infra/repo-root';
@@ -41,5 +42,35 @@ describe('rx status', () => {
     expect(at).toBeGreaterThan(0);
     expect(text[at]).toContain(path.join(run.dir.root, 'dead-letters.jsonl'));
     expect(text[at + 5]).toBe(`  ${run.manifest.runId}-gs1_kernel-6-sample on sample-requests (unrecoverable): sample of job 6 gave up after 3 attempts: the policy server answered 503`);
+  });
+
+  it('gives the gates as data in --json (metric, exact value, bound, pass) and as short lines in text', () => {
+    const run = open();
+    const report = evaluateGates(run.spec, {
+      executed_group_size_treatment: [1],
+      executed_group_size_baseline: [8],
+      pilot_mean_reward: 0.25547,
+      kernel_effective_neighbors_p10: 7.639411227,
+      frac_nonzero_advantage_treatment: 1,
+      baseline_reward_corr: 0.41490000000000003,
+      missing: {},
+      counts: { treatmentRollouts: 128, baselineRollouts: 128, pilotSteps: [0, 1], corrPairs: 64, heldoutPrompts: 64, heldoutUnmatched: 0, heldoutSamplesPerPrompt: [8] },
+    });
+    run.dir.writeJson(run.dir.pilotFile, { pilots: [{ bandwidth: 0.5, report, lines: formatGateReport(report) }], chosen_bandwidth: null });
+    const s = runStatus(run.dir.root);
+    const ess = s.gates[0].checks.find((c) => c.metric === 'kernel_effective_neighbors_p10');
+    expect(ess).toEqual({ metric: 'kernel_effective_neighbors_p10', value: 7.639411227, bound: { min: 8 }, boundText: '>= 8', pass: false });
+    expect(JSON.parse(JSON.stringify(s)).gates[0].pass).toBe(false);
+    const text = formatRunStatus(s).split('\n');
+    expect(text).toContain('gates at bandwidth 0.5: FAIL');
+    expect(text).toContain('  FAIL kernel_effective_neighbors_p10 = 7.639, needs >= 8');
+    expect(text).toContain('  pass baseline_reward_corr = 0.4149, needs >= 0.1');
+  });
+
+  it('says the verdict once, not "inconclusive: Inconclusive"', () => {
+    const line = formatRunStatus({ ...runStatus(open().dir.root), verdict: { outcome: 'inconclusive', reasoning: ['Inconclusive: the interval [-0.0674, 0.0674] holds the margin -0.03.'] } })
+      .split('\n')
+      .find((l) => l.startsWith('verdict'));
+    expect(line).toBe('verdict: Inconclusive: the interval [-0.0674, 0.0674] holds the margin -0.03.');
   });
 });

@@ -9,6 +9,7 @@ import { formatDuration } from '../progress/progress.reporter';
 import type { SeenDeadLetter } from '../infra/step-bus';
 import { RunDir } from '../run/run-dir';
 import { PHASES, readManifest, RunStateStore } from '../run/run-state';
+import { formatGateNumber, type GateResult } from '@rx/gates';
 import { parseSpec } from '@rx/spec';
 
 export interface RunStatus {
@@ -20,7 +21,8 @@ export interface RunStatus {
   reason: string | null;
   phases: Array<{ phase: string; done: boolean; wall_seconds: number }>;
   arms: Array<{ arm: string; steps_done: number; steps: number; attempt: number; last_reward: number | null }>;
-  gates: Array<{ bandwidth: number; pass: boolean; lines: string[] }>;
+  /** each pilot's gates as data: the metric, its exact value, the spec's bound, pass or fail */
+  gates: Array<{ bandwidth: number; pass: boolean; checks: Array<Pick<GateResult, 'metric' | 'value' | 'bound' | 'boundText' | 'pass'>> }>;
   chosen_bandwidth: number | null;
   evaluation: Array<{ model: string; accuracy: number; n: number }>;
   decision: Pick<DecisionSummary, 'n' | 'effect' | 'lower' | 'upper' | 'outcome'> | null;
@@ -55,7 +57,11 @@ export function runStatus(root: string): RunStatus {
       const steps = dir.readLines<StepRecord>(dir.stepsFile(a.name)).filter((r) => !s || r.runId === s.runId);
       return { arm: a.name, steps_done: steps.length, steps: spec.steps, attempt: s?.attempt ?? 0, last_reward: steps.length ? steps[steps.length - 1].gate.rewardMean : null };
     }),
-    gates: (pilot?.pilots ?? []).map((p) => ({ bandwidth: p.bandwidth, pass: p.report.pass, lines: p.lines })),
+    gates: (pilot?.pilots ?? []).map((p) => ({
+      bandwidth: p.bandwidth,
+      pass: p.report.pass,
+      checks: p.report.results.map((r) => ({ metric: r.metric, value: r.value, bound: r.bound, boundText: r.boundText, pass: r.pass })),
+    })),
     chosen_bandwidth: pilot?.chosen_bandwidth ?? null,
     evaluation: Object.values(evaluation?.models ?? {}).map((m) => ({ model: m.model, accuracy: m.accuracy, n: m.n })),
     decision: decision ? { n: decision.n, effect: decision.effect, lower: decision.lower, upper: decision.upper, outcome: decision.outcome } : null,
@@ -72,6 +78,11 @@ function deadLetters(dir: RunDir): RunStatus['dead_letters'] {
   };
 }
 
+function formatGateValue(v: GateResult['value']): string {
+  if (v === null) return 'no value';
+  return Array.isArray(v) ? `{${v.map(formatGateNumber).join(', ')}}` : formatGateNumber(v);
+}
+
 export function formatRunStatus(s: RunStatus): string {
   const out: string[] = [];
   out.push(`run ${s.run_id}: "${s.title}"`);
@@ -80,8 +91,8 @@ export function formatRunStatus(s: RunStatus): string {
   out.push(`phases: ${s.phases.map((p) => `${p.phase} ${p.done ? `done ${formatDuration(p.wall_seconds)}` : p.wall_seconds > 0 ? `started ${formatDuration(p.wall_seconds)}` : '-'}`).join(', ')}`);
   for (const a of s.arms) out.push(`  ${a.arm.padEnd(12)} ${a.steps_done}/${a.steps} steps${a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}${a.last_reward !== null ? `, last reward ${a.last_reward.toFixed(3)}` : ''}`);
   for (const g of s.gates) {
-    out.push(`gates at bandwidth ${g.bandwidth}:`);
-    for (const l of g.lines) out.push(`  ${l}`);
+    out.push(`gates at bandwidth ${g.bandwidth}: ${g.pass ? 'pass' : 'FAIL'}`);
+    for (const c of g.checks) out.push(`  ${c.pass ? 'pass' : 'FAIL'} ${c.metric} = ${formatGateValue(c.value)}, needs ${c.boundText}`);
   }
   if (s.chosen_bandwidth !== null) out.push(`kernel bandwidth: ${s.chosen_bandwidth}`);
   for (const e of s.evaluation) out.push(`eval ${e.model.padEnd(12)} accuracy ${e.accuracy.toFixed(4)} (${e.n} items)`);
@@ -91,6 +102,10 @@ export function formatRunStatus(s: RunStatus): string {
     out.push(`dead letters: ${s.dead_letters.count}${s.dead_letters.count > shown ? ` (the latest ${shown})` : ''}; in ${s.dir}/dead-letters.jsonl`);
     for (const l of s.dead_letters.latest) out.push(`  ${l.sourceJobId} on ${l.sourceQueue ?? '?'} (${l.reason}): ${(l.error ?? '').slice(0, 300)}`);
   }
-  if (s.verdict) out.push(`verdict: ${s.verdict.outcome}: ${s.verdict.reasoning[0]}`);
+  if (s.verdict) {
+    // the reasoning's first line usually opens with the outcome itself ("Inconclusive: the interval ...")
+    const first = s.verdict.reasoning[0] ?? '';
+    out.push(first.toLowerCase().startsWith(s.verdict.outcome) ? `verdict: ${first}` : `verdict: ${s.verdict.outcome}: ${first}`);
+  }
   return out.join('\n');
 }

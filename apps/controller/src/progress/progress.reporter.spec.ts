@@ -18,6 +18,10 @@ describe('progress', () => {
     expect(formatDuration(3725)).toBe('1h02m');
   });
 
+  it('counts evaluation items as items, not steps', () => {
+    expect(formatArmLine('base', { phase: 'eval', unit: 'item', step: 448, steps: 1319 })).toBe('base          eval       item 448/1319');
+  });
+
   it('prints plain lines when not on a terminal', () => {
     const out = new Capture();
     const p = new PlainProgress(out);

@@ -5,6 +5,8 @@ export interface ArmProgress {
   phase: string;
   step?: number;
   steps?: number;
+  /** what step counts: training steps (default) or evaluation items */
+  unit?: 'step' | 'item';
   reward?: number;
   /** gate values to show, e.g. { ess_p10: 9.3, nonzero: 0.92 } */
   gates?: Record<string, number>;
@@ -32,7 +34,7 @@ export function formatDuration(seconds: number): string {
 
 export function formatArmLine(arm: string, p: ArmProgress): string {
   const parts = [arm.padEnd(12), p.phase.padEnd(9)];
-  if (p.step !== undefined) parts.push(`step ${p.step}${p.steps !== undefined ? `/${p.steps}` : ''}`);
+  if (p.step !== undefined) parts.push(`${p.unit ?? 'step'} ${p.step}${p.steps !== undefined ? `/${p.steps}` : ''}`);
   if (p.reward !== undefined) parts.push(`reward ${p.reward.toFixed(3)}`);
   for (const [k, v] of Object.entries(p.gates ?? {})) parts.push(`${k} ${Number.isInteger(v) ? v : v.toFixed(2)}`);
   if (p.etaSeconds !== undefined) parts.push(`ETA ${formatDuration(p.etaSeconds)}`);

@@ -114,7 +114,7 @@ async function evaluateModel(ctx: ExperimentContext, model: string, samplerPath:
       finished++;
       if (finished % 16 === 0 || finished === total) {
         const rate = (Date.now() - started) / 1000 / Math.max(1, finished - done.size);
-        ctx.progress.arm(model, { phase: 'eval', step: finished, steps: total, etaSeconds: rate * (total - finished) });
+        ctx.progress.arm(model, { phase: 'eval', unit: 'item', step: finished, steps: total, etaSeconds: rate * (total - finished) });
       }
     },
   });
@@ -133,6 +133,6 @@ async function evaluateModel(ctx: ExperimentContext, model: string, samplerPath:
     format_ok_fraction: lines.filter((l) => l.format_ok).length / lines.length,
     wall_seconds: (Date.now() - started) / 1000,
   };
-  ctx.progress.arm(model, { phase: 'evaluated', step: total, steps: total, note: `accuracy ${evaluation.accuracy.toFixed(4)} (${correct}/${lines.length})` });
+  ctx.progress.arm(model, { phase: 'evaluated', unit: 'item', step: total, steps: total, note: `accuracy ${evaluation.accuracy.toFixed(4)} (${correct}/${lines.length})` });
   return evaluation;
 }
