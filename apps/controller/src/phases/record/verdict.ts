@@ -1,6 +1,7 @@
 // The verdict of a run and its reasoning, from what the run produced: the decision rule's outcome when both arms
 // were trained and evaluated; otherwise why the run stopped (a failed preflight or gate, with the numbers).
 import type { CorrectnessPreflightState } from '@rx/spec';
+import { formatGateNumber } from '@rx/gates';
 import type { DecisionSummary } from '../decision.phase';
 import type { PilotResult } from '../pilot.phase';
 
@@ -49,7 +50,7 @@ export function verdictOf(i: VerdictInput): Verdict {
     if (i.pilot && !i.pilot.pass) {
       for (const p of i.pilot.pilots) {
         for (const g of p.report.results.filter((r) => !r.pass)) {
-          lines.push(`Gate ${g.metric} at bandwidth ${p.bandwidth}: ${g.detail}${g.failedBy !== null ? ` (short by ${g.failedBy})` : ''}.`);
+          lines.push(`Gate ${g.metric} at bandwidth ${p.bandwidth}: ${g.detail}${g.failedBy !== null ? ` (short by ${formatGateNumber(g.failedBy)})` : ''}.`);
         }
       }
       lines.push('No arm was trained; the gates are never relaxed, and a changed setting needs a recorded revised spec.');
