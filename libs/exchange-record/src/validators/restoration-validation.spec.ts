@@ -1,0 +1,55 @@
+import { intactRecord } from '../testing/intact-record.fixture';
+import { restorationValidation } from './restoration-validation';
+
+const only = (r = intactRecord()) => restorationValidation(r.record, r.evidence());
+
+describe('restoration_validation', () => {
+  it('passes on the intact record', () => {
+    expect(only()).toEqual({ validator: 'restoration_validation', status: 'passed', issues: [] });
+  });
+
+  it("fails when an arm's restore is missing", () => {
+    const r = intactRecord();
+    delete r.record.initialization_provenance.arms.gs1_kernel;
+    expect(only(r)).toEqual({ validator: 'restoration_validation', status: 'unverified', issues: ['gs1_kernel: missing or duplicate arm evidence (no entry for the arm).'] });
+    const twice = intactRecord();
+    twice.record.initialization_provenance.arms.grpo_gs8.restore_count = 2;
+    expect(only(twice).issues.join('\n')).toMatch(/grpo_gs8: missing or duplicate arm evidence \(restore_count 2, not 1; restore_count is not what evidence file/);
+  });
+
+  it('fails without an adapter hash, with a failed load, or with another checkpoint loaded', () => {
+    const r = intactRecord();
+    const i = r.record.initialization_provenance.arms.grpo_gs8.initialization;
+    i.adapter_sha256 = null;
+    i.load_succeeded = false;
+    i.loaded_checkpoint_uri = 'embedded://states/other';
+    const msg = only(r).issues.join('\n');
+    expect(msg).toMatch(/grpo_gs8: missing or duplicate arm evidence/);
+    expect(msg).toMatch(/no adapter_sha256/);
+    expect(msg).toMatch(/the load did not succeed/);
+    expect(msg).toMatch(/loaded embedded:\/\/states\/other, not embedded:\/\/states\/run-init/);
+  });
+
+  it('fails when the evidence file is gone, shared between arms, or says otherwise', () => {
+    const r = intactRecord();
+    delete r.texts['exchange/init/gs1_kernel.json'];
+    expect(only(r).issues.join('\n')).toMatch(/gs1_kernel: .*evidence file exchange\/init\/gs1_kernel\.json is not in the run directory/);
+    const dup = intactRecord();
+    dup.record.initialization_provenance.arms.gs1_kernel.initialization.evidence_ref = 'exchange/init/grpo_gs8.json';
+    expect(only(dup).issues.join('\n')).toMatch(/shared with grpo_gs8/);
+    const other = intactRecord();
+    other.texts['exchange/init/grpo_gs8.json'] = other.texts['exchange/init/grpo_gs8.json'].replace(/"output_sha256":"[0-9a-f]+"/, `"output_sha256":"${'0'.repeat(64)}"`);
+    expect(only(other).issues.join('\n')).toMatch(/output_sha256 is not what evidence file exchange\/init\/grpo_gs8\.json says/);
+  });
+
+  it('fails when the arms start from different states or the optimizer is not as configured', () => {
+    const r = intactRecord();
+    const a = r.record.initialization_provenance.arms.gs1_kernel;
+    a.initial_output.output_sha256 = 'f'.repeat(64);
+    r.texts['exchange/init/gs1_kernel.json'] = r.texts['exchange/init/gs1_kernel.json'].replace(/"output_sha256":"[0-9a-f]+"/, `"output_sha256":"${'f'.repeat(64)}"`);
+    expect(only(r).issues).toEqual([expect.stringMatching(/^The arms' initial output sha256 differ/)]);
+    const o = intactRecord();
+    o.record.initialization_provenance.arms.grpo_gs8.optimizer_checks[0].actual_config = { type: 'adamw', lr: 4e-4 };
+    expect(only(o).issues).toEqual(['grpo_gs8: optimizer after restore not as configured: lr 0.0004 (configured 0.00004), beta1 not reported (configured 0.9), beta2 not reported (configured 0.95), eps not reported (configured 1e-8).']);
+  });
+});

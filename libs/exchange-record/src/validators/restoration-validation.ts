@@ -1,0 +1,98 @@
+// restoration_validation: each trained arm shows, once, that it loaded the shared initial state before its first
+// update (the shared init's URI loaded, the load succeeded, the adapter's sha256, one restore), that its output on
+// one fixed batch before any update is the other arms' (same batch hash, same output hash), and that its optimizer
+// after the restore is the one the spec configures. Every piece is also in the arm's evidence file, re-read.
+import type { ArmInitialization, ExchangeRecord } from '../exchange-record.schema';
+import { isSha256, verdict, type ExpectedOptimizer, type RecordEvidence, type ValidatorVerdict } from '../record-evidence';
+
+export const SHARED_INIT_ARM = 'shared_init';
+
+function evidenceFileIssues(a: ArmInitialization, evidence: RecordEvidence): string[] {
+  const ref = a.initialization.evidence_ref;
+  if (!ref) return ['no evidence_ref'];
+  const f = evidence.files[ref];
+  if (!f) return [`evidence file ${ref} is not in the run directory`];
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(f.text) as Record<string, unknown>;
+  } catch {
+    return [`evidence file ${ref} is not JSON`];
+  }
+  const claims: Array<[string, unknown]> = [
+    ['loaded_checkpoint_uri', a.initialization.loaded_checkpoint_uri],
+    ['load_succeeded', a.initialization.load_succeeded],
+    ['adapter_sha256', a.initialization.adapter_sha256],
+    ['restore_count', a.restore_count],
+    ['batch_sha256', a.initial_output.batch_sha256],
+    ['output_sha256', a.initial_output.output_sha256],
+  ];
+  return claims.filter(([k, v]) => json[k] !== v).map(([k]) => `${k} is not what evidence file ${ref} says`);
+}
+
+function completenessIssues(arm: string, a: ArmInitialization, sharedUri: string | null, evidence: RecordEvidence): string[] {
+  const i = a.initialization;
+  const out: string[] = [];
+  if (sharedUri === null) out.push('no shared_init checkpoint recorded');
+  else if (i.checkpoint_uri !== sharedUri) out.push(`checkpoint_uri ${i.checkpoint_uri} is not the shared init ${sharedUri}`);
+  if (i.loaded_checkpoint_uri === null) out.push('no loaded_checkpoint_uri');
+  else if (i.loaded_checkpoint_uri !== i.checkpoint_uri) out.push(`loaded ${i.loaded_checkpoint_uri}, not ${i.checkpoint_uri}`);
+  if (!i.load_succeeded) out.push('the load did not succeed');
+  if (!i.before_first_update) out.push('the load is not shown before the first update');
+  if (!isSha256(i.adapter_sha256)) out.push('no adapter_sha256');
+  if (a.restore_count !== 1) out.push(`restore_count ${a.restore_count}, not 1`);
+  const o = a.initial_output;
+  if (!o.available || !isSha256(o.batch_sha256) || !isSha256(o.output_sha256)) out.push('no initial output hash on a fixed batch');
+  else if (!o.before_first_update) out.push('the initial output is not shown before the first update');
+  out.push(...evidenceFileIssues(a, evidence));
+  void arm;
+  return out;
+}
+
+function optimizerIssues(arm: string, a: ArmInitialization, want: ExpectedOptimizer): string[] {
+  const check = a.optimizer_checks.find((c) => c.after_restore === a.restore_count && c.before_next_update);
+  if (!check) return [`${arm}: no optimizer check after its restore and before its next update.`];
+  const out: string[] = [];
+  if (check.actual_family !== want.family) out.push(`family ${check.actual_family ?? 'not reported'} (configured ${want.family})`);
+  for (const k of ['lr', 'beta1', 'beta2', 'eps'] as const) {
+    const got = check.actual_config?.[k];
+    if (typeof got !== 'number') out.push(`${k} not reported (configured ${want[k]})`);
+    else if (Math.abs(got - want[k]) > 1e-12 * Math.max(1, Math.abs(want[k]))) out.push(`${k} ${got} (configured ${want[k]})`);
+  }
+  return out.length ? [`${arm}: optimizer after restore not as configured: ${out.join(', ')}.`] : [];
+}
+
+export function restorationValidation(record: ExchangeRecord, evidence: RecordEvidence): ValidatorVerdict {
+  const issues: string[] = [];
+  const shared = record.checkpoints.filter((c) => c.arm === SHARED_INIT_ARM);
+  const sharedUri = shared.length === 1 ? shared[0].uri : null;
+  const arms = record.initialization_provenance.arms;
+  const refs = new Map<string, string[]>();
+  for (const [name, a] of Object.entries(arms)) {
+    const ref = a.initialization.evidence_ref;
+    if (ref) refs.set(ref, [...(refs.get(ref) ?? []), name]);
+  }
+  const complete: string[] = [];
+  for (const { name, optimizer } of evidence.expected.arms) {
+    const a = arms[name];
+    if (!a) {
+      issues.push(`${name}: missing or duplicate arm evidence (no entry for the arm).`);
+      continue;
+    }
+    const missing = completenessIssues(name, a, sharedUri, evidence);
+    const ref = a.initialization.evidence_ref;
+    if (ref && (refs.get(ref)?.length ?? 0) > 1) missing.push(`evidence file ${ref} shared with ${refs.get(ref)?.filter((n) => n !== name).join(', ')}`);
+    if (missing.length > 0) issues.push(`${name}: missing or duplicate arm evidence (${missing.join('; ')}).`);
+    else complete.push(name);
+    issues.push(...optimizerIssues(name, a, optimizer));
+  }
+  // one shared state: every arm's adapter, fixed batch and output on it are the same
+  for (const [what, get] of [
+    ['adapter_sha256', (a: ArmInitialization) => a.initialization.adapter_sha256],
+    ['fixed batch sha256', (a: ArmInitialization) => a.initial_output.batch_sha256],
+    ['initial output sha256', (a: ArmInitialization) => a.initial_output.output_sha256],
+  ] as const) {
+    const values = new Set(complete.map((n) => get(arms[n])));
+    if (values.size > 1) issues.push(`The arms' ${what} differ (${complete.map((n) => `${n} ${String(get(arms[n])).slice(0, 12)}…`).join(', ')}): not one shared initial state.`);
+  }
+  return verdict('restoration_validation', 'unverified', issues);
+}
