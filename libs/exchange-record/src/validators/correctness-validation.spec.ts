@@ -17,17 +17,17 @@ describe('correctness_validation', () => {
     const v = only(r);
     expect(v.status).toBe('unverified');
     expect(v.issues).toHaveLength(2);
-    expect(v.issues[0]).toMatch(/^gs1_kernel_advantage_loop: baseline_revision is not pinned in a checkable form/);
-    expect(v.issues[1]).toMatch(/^gs1_kernel_advantage_loop: reference_revision is not pinned in a checkable form/);
+    expect(v.issues[0]).toMatch(/^gs1_kernel_advantage_loop: matching baseline_revision required: .* is not pinned in a checkable form/);
+    expect(v.issues[1]).toMatch(/^gs1_kernel_advantage_loop: matching reference_revision required: 'UNRESOLVED.* is not pinned in a checkable form/);
   });
 
   it('is unverified when a pinned file changed or is absent', () => {
     const r = intactRecord();
     r.texts[REF] += '// edited\n';
-    expect(only(r).issues).toEqual([expect.stringMatching(/reference_revision pins .*importance-sampling\.reference\.ts at .*, the file hashes to/)]);
+    expect(only(r).issues).toEqual([expect.stringMatching(/matching reference_revision required: it pins .*importance-sampling\.reference\.ts at .*, the file hashes to/)]);
     const gone = intactRecord();
     delete gone.texts['exchange/files/libs/estimators/src/kernel-baseline.ts'];
-    expect(only(gone).issues).toEqual([expect.stringMatching(/implementation_revision names .*kernel-baseline\.ts, which is not in the record's files/)]);
+    expect(only(gone).issues).toEqual([expect.stringMatching(/matching implementation_revision required: .*kernel-baseline\.ts is not in the record's files/)]);
   });
 
   it('requires the revision the spec pins, and the errors within the tolerances', () => {
@@ -37,7 +37,7 @@ describe('correctness_validation', () => {
       e.expected.correctness.paths[0].reference_revision = 'reference.py sha256 ' + 'a'.repeat(64);
       return e;
     })(r.evidence);
-    expect(only(r).issues).toEqual([`gs1_kernel_advantage_loop: matching reference_revision (the spec pins 'reference.py sha256 ${'a'.repeat(64)}')`]);
+    expect(only(r).issues).toEqual([`gs1_kernel_advantage_loop: matching reference_revision required: the spec pins 'reference.py sha256 ${'a'.repeat(64)}'`]);
     const t = intactRecord();
     t.record.correctness_preflight.paths[0].errors.reference_gradient.cosine_similarity = 0.999;
     t.record.correctness_preflight.paths[0].errors.baseline_loss.max_abs_error = 2e-4; // > 1e-6 + 1e-5 * 10

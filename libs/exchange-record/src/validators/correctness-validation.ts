@@ -19,16 +19,17 @@ export function filePins(revision: string): Array<{ file: string; sha256: string
 }
 
 function revisionIssues(id: string, kind: string, revision: string, pinnedBySpec: string | null, needsCommit: boolean, evidence: RecordEvidence): string[] {
-  if (pinnedBySpec !== null && !isUnresolved(pinnedBySpec) && revision !== pinnedBySpec) return [`${id}: matching ${kind} (the spec pins '${pinnedBySpec}')`];
+  const need = `${id}: matching ${kind} required`;
+  if (pinnedBySpec !== null && !isUnresolved(pinnedBySpec) && revision !== pinnedBySpec) return [`${need}: the spec pins '${pinnedBySpec}'`];
   const pins = filePins(revision);
   const out: string[] = [];
   if (isUnresolved(revision) || pins.length === 0 || (needsCommit && !COMMIT.test(revision))) {
-    return [`${id}: ${kind} is not pinned in a checkable form ('${revision}'; needs ${needsCommit ? 'a 40-hex commit and ' : ''}<file> sha256 <hex> of a file in the record)`];
+    return [`${need}: '${revision}' is not pinned in a checkable form (needs ${needsCommit ? 'a 40-hex commit and ' : ''}<file> sha256 <hex> of a file in the record)`];
   }
   for (const p of pins) {
     const f = evidence.files[p.file];
-    if (!f) out.push(`${id}: ${kind} names ${p.file}, which is not in the record's files`);
-    else if (f.sha256 !== p.sha256) out.push(`${id}: ${kind} pins ${p.file} at ${p.sha256.slice(0, 12)}…, the file hashes to ${f.sha256.slice(0, 12)}…`);
+    if (!f) out.push(`${need}: ${p.file} is not in the record's files`);
+    else if (f.sha256 !== p.sha256) out.push(`${need}: it pins ${p.file} at ${p.sha256.slice(0, 12)}…, the file hashes to ${f.sha256.slice(0, 12)}…`);
   }
   return out;
 }
