@@ -70,6 +70,16 @@ const commands: Record<string, Command> = {
     ].join('\n'),
     load: () => import('./commands/run.command'),
   },
+  export: {
+    summary: "export <run dir>: the run's record in the research exchange's schema (<run dir>/exchange/record.json)",
+    help: 'Writes exchange/record.json and the files it names (item manifest, scored observations, per-arm restore evidence, the pinned source files), each hash of a file in the run directory.',
+    load: () => import('./commands/export.command'),
+  },
+  'check-record': {
+    summary: "check-record <run dir>: re-derive the exchange record's hashes and apply the exchange's validators",
+    help: 'Re-reads every file exchange/record.json names, re-derives its hashes and identities, and applies evaluator_validation, decision_validation, restoration_validation, feasibility and correctness_validation: one line each. Exit 0 all pass, 3 one fails, 2 no record.',
+    load: () => import('./commands/check-record.command'),
+  },
   status: {
     summary: 'status <run dir>: phases, steps, gates, evaluation and decision of a run',
     help: 'Summarises a run directory: phases, steps per arm, gates, evaluation and decision (--json for a machine-readable form).',

@@ -3,6 +3,7 @@
 //   main.ts run <flags>    rx run: a whole experiment (see experiment/run-experiment.ts); exit 0 complete,
 //                          3 stopped by a pre-registered check, 1 failed, 130 interrupted, 2 a user mistake
 //   main.ts status <dir>   rx status: a run directory summarised (--json for the object)
+//   main.ts export <dir> / check-record <dir>   the exchange's record of a run, and its validators (exchange/)
 //   main.ts                service mode (RX_ROLE=controller): /health, /metrics, /queues on PORT (3100); with
 //                          RX_SPEC set it runs that spec over the external services into RX_DATA_DIR/runs/RX_RUN_NAME
 //                          (resuming the run there if one exists), then exits
@@ -13,6 +14,7 @@ import { createRxMetrics } from '@rx/metrics';
 import { parseRunArgs } from './cli/run-args';
 import { formatRunStatus, runStatus } from './cli/run-status';
 import { ControllerConfigError, parseControllerConfig, type ControllerConfig } from './config';
+import { checkRecordCommand, exportCommand } from './exchange/record-commands';
 import { runExperiment, RunUserError, type RunOutcome } from './experiment/run-experiment';
 import { startControllerHttp } from './http/controller-http';
 import { pingRedis } from './infra/redis-locator';
@@ -109,8 +111,10 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'run') return runCommand(rest, config);
   if (command === 'status') return statusCommand(rest);
+  if (command === 'export') return exportCommand(rest);
+  if (command === 'check-record') return checkRecordCommand(rest);
   if (command === undefined) return serviceMode(config);
-  throw new RunUserError(`unknown controller command '${command}' (run, status, or none for service mode)`);
+  throw new RunUserError(`unknown controller command '${command}' (run, status, export, check-record, or none for service mode)`);
 }
 
 main(process.argv.slice(2)).then(

@@ -7,6 +7,7 @@ import type { PilotResult } from '../phases/pilot.phase';
 import type { RunRecord } from '../phases/record/record.phase';
 import { formatDuration } from '../progress/progress.reporter';
 import type { SeenDeadLetter } from '../infra/step-bus';
+import { exchangeCheckLines } from '../exchange/exchange-lines';
 import { RunDir } from '../run/run-dir';
 import { PHASES, readManifest, RunStateStore } from '../run/run-state';
 import { formatGateNumber, type GateResult } from '@rx/gates';
@@ -29,6 +30,8 @@ export interface RunStatus {
   verdict: RunRecord['verdict'] | null;
   /** jobs of this run the pipeline gave up on (dead-letters.jsonl): how many, and the latest few */
   dead_letters: { count: number; latest: Array<Pick<SeenDeadLetter, 'sourceQueue' | 'sourceJobId' | 'reason' | 'error'>> };
+  /** the exchange's validators on exchange/record.json, one line each (null: not exported) */
+  exchange_record: string[] | null;
 }
 
 const DEAD_LETTERS_SHOWN = 5;
@@ -67,6 +70,7 @@ export function runStatus(root: string): RunStatus {
     decision: decision ? { n: decision.n, effect: decision.effect, lower: decision.lower, upper: decision.upper, outcome: decision.outcome } : null,
     verdict: record?.verdict ?? null,
     dead_letters: deadLetters(dir),
+    exchange_record: exchangeCheckLines(dir.root),
   };
 }
 
@@ -106,6 +110,10 @@ export function formatRunStatus(s: RunStatus): string {
     // the reasoning's first line usually opens with the outcome itself ("Inconclusive: the interval ...")
     const first = s.verdict.reasoning[0] ?? '';
     out.push(first.toLowerCase().startsWith(s.verdict.outcome) ? `verdict: ${first}` : `verdict: ${s.verdict.outcome}: ${first}`);
+  }
+  if (s.exchange_record) {
+    out.push('exchange record (rx check-record):');
+    for (const l of s.exchange_record) out.push(`  ${l}`);
   }
   return out.join('\n');
 }

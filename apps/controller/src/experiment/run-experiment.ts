@@ -29,6 +29,7 @@ import { runPilot, type PilotResult } from '../phases/pilot.phase';
 import { runPreflight } from '../phases/preflight/preflight.phase';
 import { buildRecord, type RunRecord } from '../phases/record/record.phase';
 import { codeRevision } from '../phases/record/source-hashes';
+import { exportAndCheck } from '../exchange/exchange-lines';
 import { runSharedInit, type SharedInitResult } from '../phases/shared-init.phase';
 import { runTraining, type ArmTraining, type TrainingResult } from '../phases/training.phase';
 import type { ProgressReporter } from '../progress/progress.reporter';
@@ -484,6 +485,7 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
     dir.writeJson(dir.recordFile, record);
     progress.info(`record: ${dir.recordFile}`);
     progress.info(`verdict: ${record.verdict.outcome}: ${record.verdict.reasoning[0]}`);
+    if (outcome === 'complete') for (const line of exportAndCheck(dir.root)) progress.info(`exchange record: ${line}`);
   }
   await closing;
   // a finished run leaves nothing in a shared Redis under the prefix it owned (its services were its own)

@@ -2,21 +2,38 @@
 // arms load it before their first update (the trainer loads `initStatePath` when it creates an arm's client).
 // Evidence: each arm's client, loaded from that state, computes the logprobs of a fixed batch before any update;
 // the sha256 of those outputs must be identical for both arms. The same state's sampler weights are the "base"
-// model of the evaluation (LoRA at its initial state).
+// model of the evaluation (LoRA at its initial state). Per arm, the restore itself is evidence too: the path loaded,
+// that the load succeeded, the adapter's sha256 in the state the arm's client holds right after it (saved again
+// and hashed where the backend's bytes can be read, see adapter-hash.ts) and the optimizer step it restored.
 import type { Datum } from '@rx/backend';
 import { buildDatum } from '@rx/pipeline';
 import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
 import { loraFor } from '../experiment/step-schedule';
 import { sha256Json } from '../run/canonical-json';
+import { adapterHash, type AdapterHash } from './adapter-hash';
 
 export interface SharedInitResult {
   state_path: string;
   sampler_path: string;
   lora: { base_model: string; rank: number; seed: number };
   fixed_batch_sha256: string;
+  /** the adapter in the shared state as saved */
+  adapter: AdapterHash;
   /** sha256 of the canonical JSON of forward_backward's logprobs on the fixed batch (advantages 0: no update) */
-  arms: Record<string, { output_sha256: string }>;
+  arms: Record<string, { output_sha256: string; restore: ArmRestore }>;
   identical: boolean;
+}
+
+/** One arm's restore of the shared state, before any update. */
+export interface ArmRestore {
+  loaded_state_path: string;
+  load_succeeded: boolean;
+  /** loadState calls on the arm's client before its fixed-batch output */
+  restore_count: number;
+  /** the state saved again from the arm's client right after the load (its adapter is hashed) */
+  resaved_state_path: string;
+  adapter: AdapterHash;
+  loaded_at: string;
 }
 
 /** Eight training prompts with a short fixed completion each, rendered by the run's renderer (valid tokens for the model). */
@@ -44,8 +61,11 @@ export async function runSharedInit(ctx: ExperimentContext): Promise<SharedInitR
   for (const arm of spec.arms) {
     const client = await ctx.backend.createLoraTrainingClient(loraFor(spec, arm));
     await client.loadState(state_path);
+    const loaded_at = new Date().toISOString();
+    const resaved_state_path = await client.saveState(`${name}-${arm.name}-restored`);
     const out = await client.forwardBackward(datums, 'importance_sampling');
-    arms[arm.name] = { output_sha256: sha256Json(out.logprobs) };
+    const restore: ArmRestore = { loaded_state_path: state_path, load_succeeded: true, restore_count: 1, resaved_state_path, adapter: adapterHash(ctx.dir, resaved_state_path), loaded_at };
+    arms[arm.name] = { output_sha256: sha256Json(out.logprobs), restore };
   }
   const hashes = new Set(Object.values(arms).map((a) => a.output_sha256));
   const result: SharedInitResult = {
@@ -53,6 +73,7 @@ export async function runSharedInit(ctx: ExperimentContext): Promise<SharedInitR
     sampler_path,
     lora: { base_model: lora.baseModel, rank: lora.rank, seed: lora.seed },
     fixed_batch_sha256: sha256Json(datums),
+    adapter: adapterHash(ctx.dir, state_path),
     arms,
     identical: hashes.size === 1,
   };

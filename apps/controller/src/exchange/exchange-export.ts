@@ -1,0 +1,222 @@
+// rx export <run dir>: the run's record in the research exchange's schema (@rx/exchange-record), written to
+// <run>/exchange/record.json, plus the files it names that the run directory does not already hold: the item
+// manifest, the scored observations the decision was computed from, one restore-evidence file per arm and the
+// source files the correctness revisions pin (exchange/files/<repo path>). Every hash in the record is of a file
+// in the run directory, so `rx check-record` can re-derive each one.
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import type { StepRecord } from '@rx/contracts';
+import { evaluatorIdentity, exchangeRecordSchema, expectedRunOf, SHARED_INIT_ARM, type ExchangeRecord, type ExpectedRun } from '@rx/exchange-record';
+import { adamParamsFor } from '@rx/pipeline';
+import { parseSpec, type ExperimentSpec } from '@rx/spec';
+import { REPO_ROOT } from '../infra/repo-root';
+import type { DecisionSummary } from '../phases/decision.phase';
+import type { EvaluationResult } from '../phases/evaluation/evaluation.phase';
+import type { PreflightResult } from '../phases/preflight/preflight.phase';
+import { observationFiles, type RunRecord } from '../phases/record/record.phase';
+import type { SharedInitResult } from '../phases/shared-init.phase';
+import type { ArmTraining } from '../phases/training.phase';
+import { sha256Hex, sha256Json } from '../run/canonical-json';
+import { BASE_EVAL_NAME, RunDir } from '../run/run-dir';
+import { correctnessPaths, REVISION_FILES, SHIPPED_FILES_DIR } from './correctness-paths';
+import { exchangeFeasibility } from './exchange-feasibility';
+
+export const EXCHANGE_DIR = 'exchange';
+export const EXCHANGE_RECORD = `${EXCHANGE_DIR}/record.json`;
+const ITEMS_FILE = `${EXCHANGE_DIR}/items.jsonl`;
+const OBSERVATIONS_FILE = `${EXCHANGE_DIR}/scored-observations.jsonl`;
+const initEvidenceFile = (arm: string) => `${EXCHANGE_DIR}/init/${arm}.json`;
+
+/** A run directory that lacks what the export needs (one line for the user). */
+export class ExportError extends Error {
+  override readonly name = 'ExportError';
+}
+
+export function readRunSpec(dir: RunDir): ExperimentSpec {
+  if (!dir.exists(dir.specFile)) throw new ExportError(`${dir.root} holds no spec.json: not a run directory`);
+  const parsed = parseSpec(dir.readJson(dir.specFile));
+  if (!parsed.ok) throw new ExportError(`${dir.specFile} no longer parses (${parsed.errors[0]})`);
+  return parsed.spec;
+}
+
+function need<T>(dir: RunDir, file: string, what: string): T {
+  const v = dir.readJsonIfExists<T>(file);
+  if (v === null) throw new ExportError(`${dir.relative(file)} is missing: the run has no ${what} (run it to the end, or resume it)`);
+  return v;
+}
+
+function writeLines(dir: RunDir, rel: string, rows: unknown[]): string {
+  dir.writeLines(dir.path(rel), rows);
+  return sha256Hex(dir.readText(dir.path(rel)));
+}
+
+function stepZero(dir: RunDir, t: ArmTraining): StepRecord | null {
+  return dir.readLines<StepRecord>(dir.stepsFile(t.arm)).find((r) => r.runId === t.run_id && r.step === 0) ?? null;
+}
+
+function initialization(dir: RunDir, spec: ExperimentSpec, expected: ExpectedRun, init: SharedInitResult, training: Record<string, ArmTraining>): ExchangeRecord['initialization_provenance'] {
+  const arms: ExchangeRecord['initialization_provenance']['arms'] = {};
+  for (const { name, optimizer } of expected.arms) {
+    const a = init.arms[name];
+    const restore = a?.restore;
+    const t = training[name];
+    const first = t ? stepZero(dir, t) : null;
+    // the restore precedes the first update when it happened before the trainer committed the arm's step 0
+    const before = restore !== undefined && first !== null && Date.parse(restore.loaded_at) < Date.parse(first.committedAt);
+    const adam = first ? adamParamsFor(first.learningRate) : null;
+    const ref = initEvidenceFile(name);
+    const evidence = {
+      arm: name,
+      loaded_checkpoint_uri: restore?.loaded_state_path ?? null,
+      load_succeeded: restore?.load_succeeded ?? false,
+      adapter_sha256: restore?.adapter.sha256 ?? null,
+      adapter_source: restore?.adapter.source ?? null,
+      resaved_state_path: restore?.resaved_state_path ?? null,
+      restore_count: restore?.restore_count ?? 0,
+      loaded_at: restore?.loaded_at ?? null,
+      batch_sha256: init.fixed_batch_sha256,
+      output_sha256: a?.output_sha256 ?? null,
+      first_update: first ? { run_id: first.runId, committed_at: first.committedAt, learning_rate: first.learningRate, optimizer_step: first.optimizerStep } : null,
+      optimizer_step_after_restore: restore?.adapter.optimizer_step ?? null,
+    };
+    dir.writeJson(dir.path(ref), evidence);
+    arms[name] = {
+      initialization: {
+        base_checkpoint: spec.base_model,
+        checkpoint_uri: init.state_path,
+        checkpoint_immutable: true,
+        checkpoint_scope: 'full_initialization',
+        loaded_checkpoint_uri: evidence.loaded_checkpoint_uri,
+        load_succeeded: evidence.load_succeeded,
+        adapter_sha256: evidence.adapter_sha256,
+        source: restore?.adapter.source ?? 'no restore evidence in shared-init.json',
+        evidence_ref: ref,
+        before_first_update: before,
+      },
+      restore_count: evidence.restore_count,
+      optimizer_checks: [
+        {
+          after_restore: 1,
+          before_next_update: first !== null && first.optimizerStep === 1,
+          requested: { ...optimizer },
+          actual_family: adam ? 'adamw' : null,
+          actual_config: adam
+            ? { lr: adam.learningRate, beta1: adam.beta1, beta2: adam.beta2, eps: adam.eps, optimizer_step_after_restore: evidence.optimizer_step_after_restore, optimizer_step_after_first_update: first?.optimizerStep ?? null }
+            : null,
+          source: "the trainer's step 0 record (learning rate, the optimizer's step counter after it) and the AdamParams it sends (libs/pipeline adamParamsFor)",
+          evidence_ref: ref,
+        },
+      ],
+      initial_output: { available: evidence.output_sha256 !== null, batch_sha256: init.fixed_batch_sha256, output_sha256: evidence.output_sha256, evidence_ref: ref, before_first_update: before },
+    };
+  }
+  return { version: 1, arms };
+}
+
+function evaluationSection(dir: RunDir, spec: ExperimentSpec, evaluation: EvaluationResult): ExchangeRecord['evaluation'] {
+  // the item manifest: the items of the first model evaluated, in order; the evaluator's count binds it to what the
+  // evaluation phase loaded, so an item dropped from every file still shows
+  const first = evaluation.models[BASE_EVAL_NAME] ?? Object.values(evaluation.models)[0];
+  const ids = dir.readLines<{ item_id: string }>(dir.path(first.file)).map((l) => l.item_id);
+  const manifest_sha256 = writeLines(dir, ITEMS_FILE, ids.map((item_id) => ({ item_id })));
+  const e = evaluation.evaluator;
+  const evaluator = {
+    code_sha256: sha256Json(e.code),
+    prompt_template: e.prompt_template,
+    decoding: { ...e.decoding },
+    parser: 'libs/grading gradeCompletion on the completion without its final stop token: the last \\boxed{} against the answer (apps/controller/src/phases/evaluation/evaluator.ts)',
+    items: { manifest_ref: ITEMS_FILE, manifest_sha256, count: e.items },
+    code_files: e.code,
+    rx_evaluator_id: evaluation.evaluator_id,
+  };
+  const id = evaluatorIdentity(evaluator);
+  const seed = (arm: string) => spec.arms.find((a) => a.name === arm)?.seed ?? 0;
+  return {
+    version: 1,
+    evaluators: { [id]: evaluator },
+    scores: Object.values(evaluation.models).map((m) => ({ arm: m.model, metric: 'accuracy', value: m.accuracy, evaluator_id: id, seed: seed(m.model), predictions_ref: m.file, predictions_sha256: m.sha256 })),
+    comparisons: [{ metric: 'accuracy', arms: spec.arms.map((a) => a.name) }],
+  };
+}
+
+function observations(dir: RunDir, expected: ExpectedRun, evaluation: EvaluationResult): ExchangeRecord['decision'] {
+  const correct = (arm: string) => new Map(dir.readLines<{ item_id: string; correct: boolean }>(dir.path(evaluation.models[arm].file)).map((l) => [l.item_id, l.correct ? 1 : 0]));
+  const t = correct(expected.treatment);
+  const b = correct(expected.baseline);
+  const rows = [...t.keys()].filter((id) => b.has(id)).map((item_id) => ({ item_id, treatment: t.get(item_id), baseline: b.get(item_id) }));
+  return { version: 1, observations_file: { name: OBSERVATIONS_FILE, sha256: writeLines(dir, OBSERVATIONS_FILE, rows) } };
+}
+
+/** copies the source files the revisions pin into exchange/files/ (as they are in the repository now) */
+function shipRevisionFiles(dir: RunDir): void {
+  for (const f of [...REVISION_FILES.baseline, ...REVISION_FILES.reference, ...REVISION_FILES.implementation]) {
+    const from = path.join(REPO_ROOT, f);
+    if (!existsSync(from)) continue;
+    const to = dir.path(SHIPPED_FILES_DIR, f);
+    mkdirSync(path.dirname(to), { recursive: true });
+    copyFileSync(from, to);
+  }
+}
+
+export function buildExchangeRecord(root: string): { file: string; record: ExchangeRecord } {
+  const dir = new RunDir(root);
+  const spec = readRunSpec(dir);
+  const expected = expectedRunOf(spec);
+  const record = need<RunRecord>(dir, dir.recordFile, 'record.json');
+  const preflight = need<PreflightResult>(dir, dir.preflightFile, 'correctness preflight');
+  const init = need<SharedInitResult>(dir, dir.sharedInitFile, 'shared initialisation');
+  const evaluation = need<EvaluationResult>(dir, dir.evaluationFile, 'evaluation');
+  const decision = need<DecisionSummary>(dir, dir.decisionFile, 'decision');
+  const effective = need<Record<string, unknown>>(dir, dir.effectiveConfigFile, 'effective configuration');
+  const training: Record<string, ArmTraining> = {};
+  for (const a of spec.arms) training[a.name] = need<ArmTraining>(dir, dir.trainingFile(a.name), `training of ${a.name}`);
+
+  shipRevisionFiles(dir);
+  const stepsTrained = Math.min(...Object.values(training).map((t) => t.steps));
+  const counts = new Set(Object.values(evaluation.models).map((m) => m.n));
+  const models = Object.values(evaluation.models);
+  const exchange: ExchangeRecord = {
+    correctness_preflight: { required: spec.correctness_preflight.required, paths: correctnessPaths(preflight, record.code_revision.files) },
+    initialization_provenance: initialization(dir, spec, expected, init, training),
+    evaluation: evaluationSection(dir, spec, evaluation),
+    decision: observations(dir, expected, evaluation),
+    feasibility: exchangeFeasibility({
+      effective: {
+        base_model: effective.base_model,
+        lora_rank: effective.lora_rank,
+        dataset: (effective.data as { dataset: { name: string } }).dataset.name,
+        steps: effective.steps,
+        batch_size: effective.batch_size,
+        max_seq_len: effective.max_seq_len,
+        max_tokens: (effective.sampling as { maxTokens: number }).maxTokens,
+        arms: (effective.arms as Array<{ name: string }>).map((a) => a.name),
+        n_examples: (effective.data as { n_train: number }).n_train,
+        n_eval: (effective.data as { n_test: number }).n_test,
+      },
+      stepsTrained,
+      armsTrained: Object.keys(training),
+      itemsPerModel: counts.size === 1 ? [...counts][0] : null,
+      models: models.length,
+      phases: record.wall_seconds.by_category,
+      pilotSources: ['pilot.json', ...observationFiles(dir).filter((f) => f.startsWith('pilot_'))].filter((f) => dir.exists(dir.path(f))),
+    }),
+    checkpoints: [
+      { arm: SHARED_INIT_ARM, step: 0, uri: init.state_path },
+      ...Object.values(training).map((t) => ({ arm: t.arm, step: t.steps, uri: t.final.sampler_path })),
+    ],
+    per_arm_metrics: Object.fromEntries(models.map((m) => [m.model, { accuracy: m.accuracy }])),
+    verdict_report: {
+      effect: decision.effect,
+      margin: decision.rule.margin,
+      lower: decision.lower,
+      upper: decision.upper,
+      seeds: spec.decision_rule.seeds?.length ?? 1,
+      confidence: (spec.decision_rule.seeds?.length ?? 1) > 1 ? 'moderate' : 'weak',
+      reasoning: record.verdict.reasoning.join(' '),
+    },
+  };
+  const parsed = exchangeRecordSchema.parse(exchange);
+  const file = dir.path(EXCHANGE_RECORD);
+  dir.writeJson(file, parsed);
+  return { file, record: parsed };
+}
