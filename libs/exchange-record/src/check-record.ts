@@ -25,5 +25,5 @@ export function checkRecord(value: unknown, evidence: RecordEvidence): RecordChe
 
 /** one line per validator: `name  passed|<status>  reason` */
 export function verdictLine(v: ValidatorVerdict): string {
-  return `${v.validator.padEnd(22)} ${(v.status === 'passed' ? 'pass' : `FAIL (${v.status})`).padEnd(18)} ${v.issues.length === 0 ? 'every check holds' : v.issues.join('; ')}`;
+  return `${v.validator.padEnd(22)} ${(v.status === 'passed' ? 'pass' : `FAIL (${v.status})`).padEnd(18)} ${v.issues.length === 0 ? 'every check holds' : v.issues.join(' | ')}`;
 }

@@ -31,7 +31,8 @@ export function referencedFiles(record: unknown): string[] {
   return [...new Set(refs.filter((x): x is string => typeof x === 'string' && x !== ''))].sort();
 }
 
-function readInside(dir: RunDir, ref: string): RecordFile {
+/** a file named by the record, read only when it lies inside the run directory (null otherwise, or when absent) */
+export function readInside(dir: RunDir, ref: string): RecordFile {
   const abs = path.resolve(dir.root, ref);
   if (!abs.startsWith(dir.root + path.sep) || !existsSync(abs) || !statSync(abs).isFile()) return null;
   const bytes = readFileSync(abs);

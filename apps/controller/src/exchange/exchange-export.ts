@@ -201,7 +201,7 @@ export function buildExchangeRecord(root: string): { file: string; record: Excha
       pilotSources: ['pilot.json', ...observationFiles(dir).filter((f) => f.startsWith('pilot_'))].filter((f) => dir.exists(dir.path(f))),
     }),
     checkpoints: [
-      { arm: SHARED_INIT_ARM, step: 0, uri: init.state_path },
+      { arm: SHARED_INIT_ARM, step: 0, uri: init.state_path, adapter_sha256: init.adapter?.sha256 ?? null },
       ...Object.values(training).map((t) => ({ arm: t.arm, step: t.steps, uri: t.final.sampler_path })),
     ],
     per_arm_metrics: Object.fromEntries(models.map((m) => [m.model, { accuracy: m.accuracy }])),

@@ -146,7 +146,7 @@ export function intactRecord(): IntactRecord {
       recovery: { seconds: 600 },
     },
     checkpoints: [
-      { arm: 'shared_init', step: 0, uri: init },
+      { arm: 'shared_init', step: 0, uri: init, adapter_sha256: adapter },
       ...ARMS.map((arm) => ({ arm, step: 40, uri: `embedded://sampler/${arm}-final` })),
     ],
     per_arm_metrics: Object.fromEntries(['base', ...ARMS].map((m) => [m, { accuracy: acc(m) }])),

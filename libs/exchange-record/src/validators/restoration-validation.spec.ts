@@ -30,6 +30,15 @@ describe('restoration_validation', () => {
     expect(msg).toMatch(/loaded embedded:\/\/states\/other, not embedded:\/\/states\/run-init/);
   });
 
+  it("fails when an arm's adapter is not the shared init's", () => {
+    const r = intactRecord();
+    r.record.checkpoints[0].adapter_sha256 = 'e'.repeat(64);
+    expect(only(r).issues).toEqual([
+      expect.stringMatching(/^grpo_gs8: missing or duplicate arm evidence \(adapter_sha256 is not the shared init's eeeeeeeeeeee…\)\.$/),
+      expect.stringMatching(/^gs1_kernel: missing or duplicate arm evidence \(adapter_sha256 is not the shared init's/),
+    ]);
+  });
+
   it('fails when the evidence file is gone, shared between arms, or says otherwise', () => {
     const r = intactRecord();
     delete r.texts['exchange/init/gs1_kernel.json'];

@@ -65,6 +65,8 @@ export function restorationValidation(record: ExchangeRecord, evidence: RecordEv
   const issues: string[] = [];
   const shared = record.checkpoints.filter((c) => c.arm === SHARED_INIT_ARM);
   const sharedUri = shared.length === 1 ? shared[0].uri : null;
+  // the shared init's own adapter hash, where the record carries it: every arm's restore must hold that adapter
+  const sharedAdapter = shared.length === 1 && typeof shared[0].adapter_sha256 === 'string' ? shared[0].adapter_sha256 : null;
   const arms = record.initialization_provenance.arms;
   const refs = new Map<string, string[]>();
   for (const [name, a] of Object.entries(arms)) {
@@ -81,6 +83,7 @@ export function restorationValidation(record: ExchangeRecord, evidence: RecordEv
     const missing = completenessIssues(name, a, sharedUri, evidence);
     const ref = a.initialization.evidence_ref;
     if (ref && (refs.get(ref)?.length ?? 0) > 1) missing.push(`evidence file ${ref} shared with ${refs.get(ref)?.filter((n) => n !== name).join(', ')}`);
+    if (sharedAdapter !== null && a.initialization.adapter_sha256 !== sharedAdapter) missing.push(`adapter_sha256 is not the shared init's ${sharedAdapter.slice(0, 12)}…`);
     if (missing.length > 0) issues.push(`${name}: missing or duplicate arm evidence (${missing.join('; ')}).`);
     else complete.push(name);
     issues.push(...optimizerIssues(name, a, optimizer));
