@@ -88,6 +88,8 @@ function samples(families: Map<string, ParsedFamily>, name: string): Array<{ lab
     const r = await runWhileScraping(['run', '--spec', 'specs/embedded.json', '--override', override, '--out', out, '--port', '0'], out);
     if (r.status !== 0) throw new Error(`rx run exited ${r.status}\n${r.output.slice(-6000)}`);
     expect(r.output).toMatch(/verdict: (supported|inconclusive|refuted)/);
+    // rx run ends with the exchange record exported and checked: every one of the five validators passes
+    expect(r.output.match(/exchange record: [a-z_]+ +pass /g)).toHaveLength(5);
     const { record, spec } = checkCompletedRun(out, arithDataset({ split: 'test', seed: 0 }).slice(0, nEval).map((p) => p.id));
     expect(record.backend).toBe('embedded');
     expect(record.feasibility.gpu_hours.projected).toBe(0);
