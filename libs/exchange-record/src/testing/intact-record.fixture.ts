@@ -3,7 +3,7 @@
 // validator to fail, and the intact one to pass.
 import { pairedHoeffding } from '@rx/stats';
 import type { ExchangeRecord } from '../exchange-record.schema';
-import { sha256Text, type ExpectedRun, type RecordEvidence, type RecordFile } from '../record-evidence';
+import { canonicalJson, sha256Text, type ExpectedRun, type RecordEvidence, type RecordFile } from '../record-evidence';
 import { evaluatorIdentity } from '../validators/evaluator-validation';
 
 export const ARMS = ['grpo_gs8', 'gs1_kernel'] as const;
@@ -89,8 +89,10 @@ export function intactRecord(): IntactRecord {
     };
   }
 
+  const code_files = { 'apps/controller/src/phases/evaluation/evaluator.ts': sha256Text('evaluator'), 'libs/grading/src/grade.ts': sha256Text('grading') };
   const evaluator = {
-    code_sha256: sha256Text('evaluator code'),
+    code_sha256: sha256Text(canonicalJson(code_files)),
+    code_files,
     prompt_template: 'char renderer: {question}=',
     decoding: { temperature: 0, max_tokens: 32 },
     parser: 'libs/grading gradeCompletion',

@@ -46,6 +46,13 @@ describe('evaluator_validation', () => {
     expect(evaluatorIdentity(te)).toBe(tid);
   });
 
+  it('fails when a code file hash changed under the same code_sha256', () => {
+    const r = intactRecord();
+    const [id, e] = Object.entries(r.record.evaluation.evaluators)[0];
+    r.record.evaluation.evaluators[id] = { ...e, code_files: { ...(e.code_files as Record<string, string>), 'libs/grading/src/grade.ts': sha256Text('edited') } };
+    expect(only(r).issues).toEqual([`Evaluator ${id}: code_sha256 is not the hash of its code_files.`]);
+  });
+
   it('fails when a score value is not what its predictions give, or an arm has no score', () => {
     const r = intactRecord();
     r.record.evaluation.scores[1].value += 0.025;

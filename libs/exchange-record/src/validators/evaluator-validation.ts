@@ -54,6 +54,8 @@ export function evaluatorValidation(record: ExchangeRecord, evidence: RecordEvid
     items.set(id, declared.ids);
     issues.push(...declared.issues);
     if (!isSha256(e.code_sha256)) issues.push(`Evaluator ${id}: code_sha256 is required.`);
+    // code_sha256 = sha256(canonical JSON of {file: sha256}) when the evaluator lists its code files
+    else if (e.code_files !== undefined && sha256Text(canonicalJson(e.code_files)) !== e.code_sha256) issues.push(`Evaluator ${id}: code_sha256 is not the hash of its code_files.`);
     if (evaluatorIdentity(e) !== id) issues.push(`Evaluator ${id}: identity does not match provenance hash.`);
   }
   const arms = new Set(evidence.expected.arms.map((a) => a.name));
