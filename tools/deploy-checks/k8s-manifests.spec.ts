@@ -19,7 +19,7 @@ const describeWithKubectl = kubectl ? describe : describe.skip;
 const secretName = 'rx-secrets';
 // Created by hand next to the Secret (docs/deploy.md): the published spec for the tinker overlay.
 const externalConfigMaps: ReadonlyMap<string, readonly string[]> = new Map([['rx-spec', ['spec.json']]]);
-const secretKeys = new Set(['redis-password', 'tinker-api-key']);
+const secretKeys = new Set(['redis-password', 'tinker-api-key', 'policy-api-key']);
 const fakeSecret = (secret: string, key: string): string => `fake-${secret}-${key}`;
 const secretLike = /(PASSWORD|SECRET|TOKEN|API_KEY|CREDENTIAL)/;
 
@@ -213,7 +213,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     });
 
     it('uses the image compose uses for every third-party container, and the one rx image for the rest', () => {
-      const compose = loadCompose({ REDIS_PASSWORD: 'x', GRAFANA_ADMIN_PASSWORD: 'x' }).services;
+      const compose = loadCompose({ REDIS_PASSWORD: 'x', GRAFANA_ADMIN_PASSWORD: 'x', RX_POLICY_API_KEY: 'x' }).services;
       for (const w of workloads(objects)) {
         for (const c of allContainersOf(w)) {
           if (isRxContainer(c)) expect({ w: w.name, image: c.image }).toEqual({ w: w.name, image: 'rx:local' });
@@ -275,7 +275,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     });
   });
 
-  it('embedded: the policy server is the backend, reached through its Service', () => {
+  it('embedded: the policy server is the backend, reached through its Service with its key from the Secret', () => {
     const objects = objectsOf('embedded');
     expect(find(objects, 'Deployment', 'policy-server')).toBeDefined();
     const port = serviceFor('policy-server').port;
@@ -284,7 +284,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     for (const w of rxWorkloads(objects).filter((x) => x.name !== 'policy-server')) {
       const { env, secretRefs } = containerEnv(containersOf(w)[0], objects, fakeSecret);
       expect({ w: w.name, url: env.RX_BACKEND_URL }).toEqual({ w: w.name, url: `http://policy-server:${port}` });
-      expect(secretRefs.map((r) => r.env)).not.toContain('TINKER_API_KEY');
+      expect(secretRefs.filter((r) => r.env === 'TINKER_API_KEY')).toEqual([{ env: 'TINKER_API_KEY', secret: secretName, key: 'policy-api-key' }]);
     }
   });
 
