@@ -12,7 +12,7 @@ const intVar = (min: number, max: number) =>
 export const controllerConfigSchema = z.object({
   /** the controller's /health, /metrics and /queues (0 picks a free port) */
   PORT: intVar(0, 65535).default(CONTROLLER_DEFAULT_PORT),
-  /** interface to bind; unset: 127.0.0.1 when rx run spawns the services, 0.0.0.0 beside external ones (containers) */
+  /** interface to bind; unset: 0.0.0.0 in service mode (containers), 127.0.0.1 for rx run (controllerHttpHost) */
   HOST: z.preprocess(emptyToUndefined, z.string().trim().min(1).optional()),
   REDIS_URL: z.preprocess(
     emptyToUndefined,
