@@ -262,7 +262,7 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
       apiKey = 'rx-no-key';
     } else {
       backendUrl = '';
-      apiKey = `rx-local-${randomBytes(12).toString('hex')}`;
+      apiKey = config.RX_POLICY_API_KEY ?? `rx-local-${randomBytes(12).toString('hex')}`;
     }
     if (opts.services === 'spawn') {
       supervisor = new ServiceSupervisor({ logsDir: run.dir.logsDir, healthTimeoutMs: opts.healthTimeoutMs, signal: abort.signal });
