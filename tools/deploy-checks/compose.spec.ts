@@ -10,6 +10,7 @@ import Redis from 'ioredis';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { argv, interpolate, interpolationsIn, loadCompose, parseDotEnv, readComposeRaw, stringsWithPaths } from './compose-file';
+import { byteSize } from './byte-size';
 import { readRepoFile, repoPath, rxServices, serviceFor } from './deploy-layout';
 
 // What a user's .env holds (fake values; the checks must never need real secrets).
@@ -18,13 +19,6 @@ const compose = loadCompose(dotEnv);
 const services = compose.services;
 const rxServiceNames = rxServices.map((s) => s.app);
 const secretLike = /(PASSWORD|SECRET|TOKEN|API_KEY|CREDENTIAL)/;
-
-/** docker's and Redis's sizes: 768mb, 1g, 512m, 1gb (binary multiples), plain bytes. */
-function bytesOf(size: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([kmg]?)b?$/i.exec(size.trim());
-  if (!m) return Number.NaN;
-  return Number(m[1]) * 1024 ** ['', 'k', 'm', 'g'].indexOf(m[2].toLowerCase());
-}
 
 function healthUrl(test: string[] | string): string | undefined {
   const text = Array.isArray(test) ? test.join(' ') : test;
@@ -63,15 +57,15 @@ describe('docker-compose.yml', () => {
       const parsed = limits.safeParse(svc);
       if (!parsed.success) return [`${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`];
       const { cpus, memory } = parsed.data.deploy.resources.limits;
-      return [...(Number(cpus) > 0 ? [] : [`${name}: cpus ${cpus}`]), ...(bytesOf(memory) > 0 ? [] : [`${name}: memory ${memory}`])];
+      return [...(Number(cpus) > 0 ? [] : [`${name}: cpus ${cpus}`]), ...(byteSize(memory) > 0 ? [] : [`${name}: memory ${memory}`])];
     });
     expect(problems).toEqual([]);
   });
 
   it("gives Redis a maxmemory that fits its memory limit, with noeviction", () => {
     const script = argv(services.redis.command).join(' ');
-    const maxmemory = bytesOf(/--maxmemory (\S+)/.exec(script)?.[1] ?? '');
-    const limit = bytesOf(z.object({ deploy: z.object({ resources: z.object({ limits: z.object({ memory: z.string() }) }) }) }).passthrough().parse(services.redis).deploy.resources.limits.memory);
+    const maxmemory = byteSize(/--maxmemory (\S+)/.exec(script)?.[1] ?? '');
+    const limit = byteSize(z.object({ deploy: z.object({ resources: z.object({ limits: z.object({ memory: z.string() }) }) }) }).passthrough().parse(services.redis).deploy.resources.limits.memory);
     expect(maxmemory).toBeGreaterThan(0);
     // room for the AOF rewrite's fork, client buffers and fragmentation
     expect(maxmemory).toBeLessThanOrEqual(0.8 * limit);
@@ -283,7 +277,7 @@ if (!redisServer) console.warn('deploy-checks: redis-server is not on PATH; the 
     await c.connect();
     expect(await c.ping()).toBe('PONG');
     expect(await c.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
-    expect(await c.config('GET', 'maxmemory')).toEqual(['maxmemory', String(bytesOf(/--maxmemory (\S+)/.exec(argv(services.redis.command).join(' '))?.[1] ?? ''))]);
+    expect(await c.config('GET', 'maxmemory')).toEqual(['maxmemory', String(byteSize(/--maxmemory (\S+)/.exec(argv(services.redis.command).join(' '))?.[1] ?? ''))]);
     expect(await c.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
   });
 

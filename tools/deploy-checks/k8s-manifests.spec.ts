@@ -3,6 +3,7 @@
 // resources, non-root, secrets only by reference, every reference resolving inside the render.
 import * as fs from 'node:fs';
 import type { IContainer } from 'kubernetes-models/v1/Container';
+import { byteSize } from './byte-size';
 import { loadCompose } from './compose-file';
 import { repoPath, rxServices, serviceFor } from './deploy-layout';
 import {
@@ -230,6 +231,10 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       expect(script).toMatch(/requirepass \$REDIS_PASSWORD/);
       expect(script).toMatch(/--appendonly yes/);
       expect(script).toMatch(/--maxmemory-policy noeviction/);
+      // maxmemory fits the memory limit, with room for the AOF rewrite's fork and the buffers
+      const maxmemory = byteSize(/--maxmemory (\S+)/.exec(script)?.[1] ?? '');
+      expect(maxmemory).toBeGreaterThan(0);
+      expect(maxmemory).toBeLessThanOrEqual(0.8 * byteSize(String(c.resources?.limits?.memory ?? '')));
       expect(c.env?.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: secretName, key: 'redis-password' });
       expect(c.readinessProbe?.exec?.command?.join(' ')).toMatch(/REDISCLI_AUTH=.*redis-cli ping/);
       const svc = find(objects, 'Service', 'redis');
