@@ -10,10 +10,11 @@ import Redis from 'ioredis';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { argv, interpolate, interpolationsIn, loadCompose, parseDotEnv, readComposeRaw, stringsWithPaths } from './compose-file';
+import { byteSize } from './byte-size';
 import { readRepoFile, repoPath, rxServices, serviceFor } from './deploy-layout';
 
 // What a user's .env holds (fake values; the checks must never need real secrets).
-const dotEnv = { REDIS_PASSWORD: 'fake-redis-password-0123', GRAFANA_ADMIN_PASSWORD: 'fake-grafana-password' };
+const dotEnv = { REDIS_PASSWORD: 'fake-redis-password-0123', GRAFANA_ADMIN_PASSWORD: 'fake-grafana-password', RX_POLICY_API_KEY: 'fake-policy-api-key-0123' };
 const compose = loadCompose(dotEnv);
 const services = compose.services;
 const rxServiceNames = rxServices.map((s) => s.app);
@@ -29,9 +30,46 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual([...rxServiceNames, 'redis', 'prometheus', 'grafana'].sort());
   });
 
-  it('refuses to start without REDIS_PASSWORD and GRAFANA_ADMIN_PASSWORD (no default secret)', () => {
-    expect(() => loadCompose({ GRAFANA_ADMIN_PASSWORD: 'x' })).toThrow(/REDIS_PASSWORD/);
-    expect(() => loadCompose({ REDIS_PASSWORD: 'x' })).toThrow(/GRAFANA_ADMIN_PASSWORD/);
+  it('refuses to start without REDIS_PASSWORD, RX_POLICY_API_KEY and GRAFANA_ADMIN_PASSWORD (no default secret)', () => {
+    expect(() => loadCompose({ ...dotEnv, REDIS_PASSWORD: '' })).toThrow(/REDIS_PASSWORD/);
+    expect(() => loadCompose({ ...dotEnv, GRAFANA_ADMIN_PASSWORD: '' })).toThrow(/GRAFANA_ADMIN_PASSWORD/);
+    expect(() => loadCompose({ REDIS_PASSWORD: 'x', GRAFANA_ADMIN_PASSWORD: 'x' })).toThrow(/RX_POLICY_API_KEY/);
+  });
+
+  it("gives the policy server its key from .env, the same key to every service that calls it, and to Prometheus's scrape of it", () => {
+    const key = dotEnv.RX_POLICY_API_KEY;
+    expect(services['policy-server'].environment?.RX_POLICY_API_KEY).toBe(key);
+    const callers = Object.entries(services).filter(([, svc]) => svc.environment?.RX_BACKEND_URL === `http://policy-server:${serviceFor('policy-server').port}`);
+    expect(callers.map(([name]) => name).sort()).toEqual(['advantage', 'controller', 'grader', 'sampler', 'trainer']);
+    for (const [name, svc] of callers) expect({ name, key: svc.environment?.TINKER_API_KEY }).toEqual({ name, key });
+    // Prometheus: a Bearer token from a compose secret whose value is RX_POLICY_API_KEY
+    const secrets = z.record(z.object({ environment: z.string() })).parse(compose.secrets);
+    const job = z.object({ job_name: z.string(), authorization: z.object({ type: z.literal('Bearer'), credentials_file: z.string() }) }).passthrough()
+      .parse((parse(readRepoFile('tools/prometheus/prometheus.yml')) as { scrape_configs: Array<{ job_name: string }> }).scrape_configs.find((j) => j.job_name === 'policy-server'));
+    const secretName = /^\/run\/secrets\/([\w.-]+)$/.exec(job.authorization.credentials_file)?.[1] ?? '';
+    expect(secrets[secretName]?.environment).toBe('RX_POLICY_API_KEY');
+    expect(z.object({ secrets: z.array(z.string()) }).passthrough().parse(services.prometheus).secrets).toContain(secretName);
+  });
+
+  it('limits memory, CPU and processes of every service', () => {
+    const limits = z.object({ deploy: z.object({ resources: z.object({ limits: z.object({ cpus: z.string(), memory: z.string(), pids: z.number().int().positive() }) }) }) }).passthrough();
+    const problems = Object.entries(services).flatMap(([name, svc]) => {
+      const parsed = limits.safeParse(svc);
+      if (!parsed.success) return [`${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`];
+      const { cpus, memory } = parsed.data.deploy.resources.limits;
+      return [...(Number(cpus) > 0 ? [] : [`${name}: cpus ${cpus}`]), ...(byteSize(memory) > 0 ? [] : [`${name}: memory ${memory}`])];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it("gives Redis a maxmemory that fits its memory limit, with noeviction", () => {
+    const script = argv(services.redis.command).join(' ');
+    const maxmemory = byteSize(/--maxmemory (\S+)/.exec(script)?.[1] ?? '');
+    const limit = byteSize(z.object({ deploy: z.object({ resources: z.object({ limits: z.object({ memory: z.string() }) }) }) }).passthrough().parse(services.redis).deploy.resources.limits.memory);
+    expect(maxmemory).toBeGreaterThan(0);
+    // room for the AOF rewrite's fork, client buffers and fragmentation
+    expect(maxmemory).toBeLessThanOrEqual(0.8 * limit);
+    expect(script).toMatch(/--maxmemory-policy noeviction/);
   });
 
   it('takes every secret-like value from .env, never a literal', () => {
@@ -54,7 +92,7 @@ describe('docker-compose.yml', () => {
     const undocumented = [...new Set(refs.map((r) => r.name))].filter((n) => !(n in example));
     expect(undocumented).toEqual([]);
     const required = [...new Set(refs.filter((r) => r.modifier === ':?').map((r) => r.name))];
-    expect(required.sort()).toEqual(['GRAFANA_ADMIN_PASSWORD', 'REDIS_PASSWORD']);
+    expect(required.sort()).toEqual(['GRAFANA_ADMIN_PASSWORD', 'REDIS_PASSWORD', 'RX_POLICY_API_KEY']);
     expect(required.map((n) => [n, example[n]])).toEqual(required.map((n) => [n, '']));
     expect(fs.readFileSync(repoPath('.gitignore'), 'utf8').split('\n')).toContain('.env');
   });
@@ -234,11 +272,12 @@ if (!redisServer) console.warn('deploy-checks: redis-server is not on PATH; the 
     expect(reply).toMatch(/^-NOAUTH/);
   });
 
-  it('accepts the password from .env and runs with appendonly yes and noeviction', async () => {
+  it('accepts the password from .env and runs with appendonly yes, maxmemory and noeviction', async () => {
     const c = client(dotEnv.REDIS_PASSWORD);
     await c.connect();
     expect(await c.ping()).toBe('PONG');
     expect(await c.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+    expect(await c.config('GET', 'maxmemory')).toEqual(['maxmemory', String(byteSize(/--maxmemory (\S+)/.exec(argv(services.redis.command).join(' '))?.[1] ?? ''))]);
     expect(await c.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
   });
 

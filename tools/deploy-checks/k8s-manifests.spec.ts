@@ -3,6 +3,7 @@
 // resources, non-root, secrets only by reference, every reference resolving inside the render.
 import * as fs from 'node:fs';
 import type { IContainer } from 'kubernetes-models/v1/Container';
+import { byteSize } from './byte-size';
 import { loadCompose } from './compose-file';
 import { repoPath, rxServices, serviceFor } from './deploy-layout';
 import {
@@ -19,7 +20,7 @@ const describeWithKubectl = kubectl ? describe : describe.skip;
 const secretName = 'rx-secrets';
 // Created by hand next to the Secret (docs/deploy.md): the published spec for the tinker overlay.
 const externalConfigMaps: ReadonlyMap<string, readonly string[]> = new Map([['rx-spec', ['spec.json']]]);
-const secretKeys = new Set(['redis-password', 'tinker-api-key']);
+const secretKeys = new Set(['redis-password', 'tinker-api-key', 'policy-api-key']);
 const fakeSecret = (secret: string, key: string): string => `fake-${secret}-${key}`;
 const secretLike = /(PASSWORD|SECRET|TOKEN|API_KEY|CREDENTIAL)/;
 
@@ -213,7 +214,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     });
 
     it('uses the image compose uses for every third-party container, and the one rx image for the rest', () => {
-      const compose = loadCompose({ REDIS_PASSWORD: 'x', GRAFANA_ADMIN_PASSWORD: 'x' }).services;
+      const compose = loadCompose({ REDIS_PASSWORD: 'x', GRAFANA_ADMIN_PASSWORD: 'x', RX_POLICY_API_KEY: 'x' }).services;
       for (const w of workloads(objects)) {
         for (const c of allContainersOf(w)) {
           if (isRxContainer(c)) expect({ w: w.name, image: c.image }).toEqual({ w: w.name, image: 'rx:local' });
@@ -230,6 +231,10 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       expect(script).toMatch(/requirepass \$REDIS_PASSWORD/);
       expect(script).toMatch(/--appendonly yes/);
       expect(script).toMatch(/--maxmemory-policy noeviction/);
+      // maxmemory fits the memory limit, with room for the AOF rewrite's fork and the buffers
+      const maxmemory = byteSize(/--maxmemory (\S+)/.exec(script)?.[1] ?? '');
+      expect(maxmemory).toBeGreaterThan(0);
+      expect(maxmemory).toBeLessThanOrEqual(0.8 * byteSize(String(c.resources?.limits?.memory ?? '')));
       expect(c.env?.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: secretName, key: 'redis-password' });
       expect(c.readinessProbe?.exec?.command?.join(' ')).toMatch(/REDISCLI_AUTH=.*redis-cli ping/);
       const svc = find(objects, 'Service', 'redis');
@@ -275,7 +280,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     });
   });
 
-  it('embedded: the policy server is the backend, reached through its Service', () => {
+  it('embedded: the policy server is the backend, reached through its Service with its key from the Secret', () => {
     const objects = objectsOf('embedded');
     expect(find(objects, 'Deployment', 'policy-server')).toBeDefined();
     const port = serviceFor('policy-server').port;
@@ -284,7 +289,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     for (const w of rxWorkloads(objects).filter((x) => x.name !== 'policy-server')) {
       const { env, secretRefs } = containerEnv(containersOf(w)[0], objects, fakeSecret);
       expect({ w: w.name, url: env.RX_BACKEND_URL }).toEqual({ w: w.name, url: `http://policy-server:${port}` });
-      expect(secretRefs.map((r) => r.env)).not.toContain('TINKER_API_KEY');
+      expect(secretRefs.filter((r) => r.env === 'TINKER_API_KEY')).toEqual([{ env: 'TINKER_API_KEY', secret: secretName, key: 'policy-api-key' }]);
     }
   });
 

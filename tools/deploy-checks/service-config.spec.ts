@@ -9,7 +9,7 @@ import { infraEnvVars, readOutsideSchema, readRepoFile, repoPath, rxServices, se
 import { parseDockerfile } from './dockerfile-parse';
 import { containerEnv, containersOf, kubectlVersion, KubeObject, overlays, Overlay, renderOverlay, workloads } from './kustomize-render';
 
-const dotEnv = { REDIS_PASSWORD: 'fake-redis-password-0123', GRAFANA_ADMIN_PASSWORD: 'fake-grafana-password' };
+const dotEnv = { REDIS_PASSWORD: 'fake-redis-password-0123', GRAFANA_ADMIN_PASSWORD: 'fake-grafana-password', RX_POLICY_API_KEY: 'fake-policy-api-key-0123' };
 const fakeSecret = (secret: string, key: string): string => (key === 'tinker-api-key' ? 'tml-fake-tinker-key-0123456789' : `fake-${secret}-${key}`);
 
 // ENV of the image's runtime stage: what every container starts with before compose/k8s add theirs.
@@ -77,8 +77,13 @@ describe('compose vs the services config schemas', () => {
     expect(checkDeployed(d as Deployed)).toEqual([]);
   });
 
-  it('sets no TINKER_API_KEY (the embedded backend needs none)', () => {
-    expect(composeDeployments().filter((d) => 'TINKER_API_KEY' in d.env).map((d) => d.app)).toEqual([]);
+  it('sends the policy server its own key: every service that calls it has TINKER_API_KEY = its RX_POLICY_API_KEY', () => {
+    const all = composeDeployments();
+    const key = all.find((d) => d.app === 'policy-server')?.env.RX_POLICY_API_KEY;
+    expect(key).toBe(dotEnv.RX_POLICY_API_KEY);
+    const callers = all.filter((d) => d.env.RX_BACKEND_URL);
+    expect(callers.length).toBe(5);
+    expect(callers.filter((d) => d.env.TINKER_API_KEY !== key).map((d) => d.app)).toEqual([]);
   });
 });
 

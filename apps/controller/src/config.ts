@@ -12,7 +12,7 @@ const intVar = (min: number, max: number) =>
 export const controllerConfigSchema = z.object({
   /** the controller's /health, /metrics and /queues (0 picks a free port) */
   PORT: intVar(0, 65535).default(CONTROLLER_DEFAULT_PORT),
-  /** interface to bind; unset: 127.0.0.1 when rx run spawns the services, 0.0.0.0 beside external ones (containers) */
+  /** interface to bind; unset: 0.0.0.0 in service mode (containers), 127.0.0.1 for rx run (controllerHttpHost) */
   HOST: z.preprocess(emptyToUndefined, z.string().trim().min(1).optional()),
   REDIS_URL: z.preprocess(
     emptyToUndefined,
@@ -35,6 +35,8 @@ export const controllerConfigSchema = z.object({
   RX_RUN_NAME: z.preprocess(emptyToUndefined, z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 letters, digits, "_", "." or "-"').optional()),
   /** passed to a policy server that rx run spawns */
   RX_POLICY_LATENCY_MS: intVar(0, 600_000).optional(),
+  /** the key of the policy server rx run spawns (default: a new random one per run); set it to scrape its /metrics */
+  RX_POLICY_API_KEY: z.preprocess(emptyToUndefined, z.string().min(8, 'must be at least 8 characters').optional()),
   /** the Tinker backend (--backend tinker) */
   TINKER_API_KEY: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
   TINKER_BASE_URL: z.preprocess(emptyToUndefined, z.string().url('must be an http(s) URL').optional()),
@@ -46,7 +48,7 @@ export class ControllerConfigError extends Error {
   override readonly name = 'ControllerConfigError';
 }
 
-const SECRET = new Set(['TINKER_API_KEY', 'REDIS_URL']);
+const SECRET = new Set(['TINKER_API_KEY', 'REDIS_URL', 'RX_POLICY_API_KEY']);
 
 /** Parses the environment; throws ControllerConfigError, one line naming every bad variable. */
 export function parseControllerConfig(env: Record<string, string | undefined>): ControllerConfig {

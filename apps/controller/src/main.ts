@@ -16,7 +16,7 @@ import { formatRunStatus, runStatus } from './cli/run-status';
 import { ControllerConfigError, parseControllerConfig, type ControllerConfig } from './config';
 import { checkRecordCommand, exportCommand } from './exchange/record-commands';
 import { runExperiment, RunUserError, type RunOutcome } from './experiment/run-experiment';
-import { startControllerHttp } from './http/controller-http';
+import { controllerHttpHost, startControllerHttp } from './http/controller-http';
 import { pingRedis } from './infra/redis-locator';
 import { killAllChildren } from './infra/service-supervisor';
 import { progressFor } from './progress/progress.reporter';
@@ -85,6 +85,7 @@ async function serviceMode(config: ControllerConfig): Promise<number> {
     const outcome = await runExperiment({
       ...(resume ? { resumeDir: out } : { specPath: config.RX_SPEC, outDir: out }),
       services: 'external',
+      serviceMode: true,
       config,
       progress: progressFor(process.stdout, process.stderr),
       signal: interruptSignal(),
@@ -94,7 +95,7 @@ async function serviceMode(config: ControllerConfig): Promise<number> {
   const backend = config.RX_BACKEND_URL ? new TinkerBackend({ baseUrl: config.RX_BACKEND_URL, apiKey: config.TINKER_API_KEY ?? 'rx-no-key' }) : null;
   const http = await startControllerHttp(
     { redis: () => pingRedis(config.REDIS_URL), backend: async () => (backend ? backend.ping() : false), runId: () => null, phase: () => null, metrics },
-    { host: config.HOST ?? '0.0.0.0', port: config.PORT, queues: [] },
+    { host: controllerHttpHost(config.HOST, 'service'), port: config.PORT, queues: [] },
   );
   process.stdout.write(`controller: serving /health and /metrics at ${http.url} (set RX_SPEC to run an experiment)\n`);
   await new Promise<void>((resolve) => {

@@ -15,8 +15,15 @@ describe('policy server configuration', () => {
       fwdbwdMaxChunkLen: 1024,
       shutdownGraceMs: 10_000,
       apiKey: undefined,
+      maxModels: 128,
+      maxLoraRank: 128,
+      maxUnfetchedResults: 1024,
+      maxUnfetchedResultBytes: 256 * 1024 * 1024,
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 20_000,
+      maxConnections: 512,
     });
-    expect(policyServerConfigSchema.parse({ PORT: '0', HOST: '0.0.0.0', RX_POLICY_LATENCY_MS: '25', RX_POLICY_BACKEND: 'memory', PORT_UNUSED: 'x' })).toMatchObject({
+    expect(policyServerConfigSchema.parse({ PORT: '0', HOST: '0.0.0.0', RX_POLICY_API_KEY: 'a-long-enough-key', RX_POLICY_LATENCY_MS: '25', RX_POLICY_BACKEND: 'memory', PORT_UNUSED: 'x' })).toMatchObject({
       port: 0,
       host: '0.0.0.0',
       latencyMs: 25,

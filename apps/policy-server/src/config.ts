@@ -1,5 +1,6 @@
 // Configuration of the policy server, from the environment, validated once at boot with zod. A bad value
-// gives one line naming the variable (the API key's value is never printed).
+// gives one line naming the variable (the API key's value is never printed). The key is required whenever HOST
+// is not a loopback address; the bounds on models, results and connections have defaults that fit the 2 GiB pod.
 import { z } from 'zod';
 
 const emptyToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
@@ -44,8 +45,30 @@ export const policyServerConfigSchema = z
     RX_POLICY_FWDBWD_MAX_CHUNK_LEN: intVar(1, 1024),
     /** on SIGTERM, how long running work may finish before the server closes anyway */
     RX_POLICY_SHUTDOWN_GRACE_MS: intVar(0, 10_000),
-    /** when set, every /api/v1 request must carry it in X-API-Key */
+    /** when set, every request but GET /health and /api/v1/healthz must carry it (X-API-Key or Bearer) */
     RX_POLICY_API_KEY: z.preprocess(emptyToUndefined, z.string().min(8, 'must be at least 8 characters when set').optional()),
+    /** most training models (LoRA adapters with optimizer state) alive at once; create_model beyond: 429 */
+    RX_POLICY_MAX_MODELS: intVar(1, 128),
+    /** largest LoRA rank create_model accepts (400 beyond); the backend's own limit applies too */
+    RX_POLICY_MAX_LORA_RANK: intVar(1, 128),
+    /** most results not yet fetched (pending work included); new work beyond: 429 */
+    RX_POLICY_MAX_UNFETCHED_RESULTS: intVar(1, 1024),
+    /** most bytes (JSON) of finished results not yet fetched; new work beyond: 429 */
+    RX_POLICY_MAX_UNFETCHED_RESULT_BYTES: intVar(1, 256 * 1024 * 1024),
+    /** the time a client has to send a whole request (408 beyond) */
+    RX_POLICY_REQUEST_TIMEOUT_MS: intVar(1, 60_000),
+    /** the time a client has to send the request headers (408 beyond); at most the request timeout */
+    RX_POLICY_HEADERS_TIMEOUT_MS: intVar(1, 20_000),
+    /** most open connections; more are closed at once */
+    RX_POLICY_MAX_CONNECTIONS: intVar(1, 512),
+  })
+  .superRefine((e, ctx) => {
+    if (e.RX_POLICY_API_KEY === undefined && !isLoopbackHost(e.HOST)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['RX_POLICY_API_KEY'], message: `is required when HOST (${e.HOST}) is not a loopback address` });
+    }
+    if (e.RX_POLICY_HEADERS_TIMEOUT_MS > e.RX_POLICY_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['RX_POLICY_HEADERS_TIMEOUT_MS'], message: 'must be at most RX_POLICY_REQUEST_TIMEOUT_MS' });
+    }
   })
   .transform((e) => ({
     host: e.HOST,
@@ -60,7 +83,20 @@ export const policyServerConfigSchema = z
     fwdbwdMaxChunkLen: e.RX_POLICY_FWDBWD_MAX_CHUNK_LEN,
     shutdownGraceMs: e.RX_POLICY_SHUTDOWN_GRACE_MS,
     apiKey: e.RX_POLICY_API_KEY,
+    maxModels: e.RX_POLICY_MAX_MODELS,
+    maxLoraRank: e.RX_POLICY_MAX_LORA_RANK,
+    maxUnfetchedResults: e.RX_POLICY_MAX_UNFETCHED_RESULTS,
+    maxUnfetchedResultBytes: e.RX_POLICY_MAX_UNFETCHED_RESULT_BYTES,
+    requestTimeoutMs: e.RX_POLICY_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.RX_POLICY_HEADERS_TIMEOUT_MS,
+    maxConnections: e.RX_POLICY_MAX_CONNECTIONS,
   }));
+
+/** 127.0.0.0/8, ::1 and localhost: only processes on this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
 
 export type PolicyServerConfig = z.output<typeof policyServerConfigSchema>;
 

@@ -1,11 +1,14 @@
-// /health (is the backend answering?) and /metrics (Prometheus text), outside the Tinker protocol.
+// /health (is the backend answering?, public) and /metrics (Prometheus text, needs the key), outside the Tinker
+// protocol.
 import { Controller, Get, Header, HttpException } from '@nestjs/common';
+import { Public } from './auth';
 import { TinkerApiService } from './tinker-api.service';
 
 @Controller()
 export class HealthController {
   constructor(private readonly api: TinkerApiService) {}
 
+  @Public()
   @Get('health')
   async health(): Promise<{ status: string; backend: string }> {
     const up = await this.api.ping().catch(() => false);

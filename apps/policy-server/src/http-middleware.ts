@@ -1,5 +1,5 @@
-// Express middleware in front of the routes: request metrics, the fixed benchmark latency, the optional API
-// key check, and the JSON body parser with its size limit (413) and malformed-JSON (400) answers.
+// Express middleware in front of the routes: request metrics, the fixed benchmark latency, and the JSON body
+// parser with its size limit (413) and malformed-JSON (400) answers. The API key check is in auth.ts.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { PolicyServerConfig } from './config';
 import { endpointLabel, type ServerMetrics } from './server-metrics';
@@ -21,17 +21,6 @@ export function latencyMiddleware(ms: number): RequestHandler {
     if (ms <= 0 || !req.path.startsWith('/api/')) return next();
     const timer = setTimeout(next, ms);
     res.on('close', () => clearTimeout(timer));
-  };
-}
-
-export function apiKeyMiddleware(apiKey: string | undefined): RequestHandler {
-  return (req, res, next) => {
-    if (!apiKey || !req.path.startsWith('/api/') || req.path === '/api/v1/healthz') return next();
-    if (req.get('x-api-key') !== apiKey) {
-      res.status(401).json({ error: 'missing or wrong X-API-Key' });
-      return;
-    }
-    next();
   };
 }
 

@@ -14,6 +14,7 @@ async function main(): Promise<number> {
   const backend = await createBackend(config);
   const server = await startPolicyServer(config, backend);
   log(`serving the ${backend.kind} backend (${config.backend}) at ${server.url}, data in ${config.dataDir}`);
+  if (!config.apiKey) log('RX_POLICY_API_KEY is not set: any process on this machine can drive the models (set it on a shared machine)');
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       log(`${signal}: finishing running work (up to ${config.shutdownGraceMs} ms), then closing`);

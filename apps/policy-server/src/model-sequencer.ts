@@ -24,7 +24,8 @@ export class ModelSequencer {
   /** Queues `run` as request `seq`; it runs after seq-1 has finished. Throws SeqConflictError if seq was used. */
   enqueue<T>(seq: number, run: () => Promise<T>): Promise<T> {
     if (seq < this.next || this.queued.has(seq)) {
-      throw new SeqConflictError(`seq_id ${seq} was already used (the model expects ${this.next} next)`);
+      // the answer names only what the caller sent: the model's next seq_id is another client's state
+      throw new SeqConflictError(`seq_id ${seq} was already used`);
     }
     const done = new Promise<T>((resolve, reject) => {
       this.queued.set(seq, { run, resolve: resolve as (v: unknown) => void, reject });

@@ -1,6 +1,8 @@
 // The Nest module of the policy server, built around one PolicyBackend and one configuration.
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import type { PolicyBackend } from '@rx/backend';
+import { ApiKeyGuard } from './auth';
 import type { PolicyServerConfig } from './config';
 import { HealthController } from './health.controller';
 import { TinkerApiController } from './tinker-api.controller';
@@ -17,6 +19,7 @@ export class PolicyServerModule {
         { provide: POLICY_SERVER_CONFIG, useValue: config },
         { provide: POLICY_BACKEND, useValue: backend },
         TinkerApiService,
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
       ],
     };
   }

@@ -1,6 +1,7 @@
 // Starts the policy server over a PolicyBackend (used by main.ts and by tests) and closes it gracefully:
 // pending long-polls are answered, running work may finish (up to the grace period), then the HTTP server
 // closes. The backend belongs to the caller and is not closed here.
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { LogLevel } from '@nestjs/common';
@@ -8,7 +9,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { PolicyBackend } from '@rx/backend';
 import type { PolicyServerConfig } from './config';
 import { HttpErrorFilter } from './http-error.filter';
-import { apiKeyMiddleware, bodyErrorMiddleware, jsonBodyMiddleware, latencyMiddleware, metricsMiddleware } from './http-middleware';
+import { authMiddleware } from './auth';
+import { bodyErrorMiddleware, jsonBodyMiddleware, latencyMiddleware, metricsMiddleware } from './http-middleware';
 import { PolicyServerModule } from './policy-server.module';
 import { TinkerApiService } from './tinker-api.service';
 
@@ -39,11 +41,12 @@ export async function startPolicyServer(
   const api = app.get(TinkerApiService);
   app.disable('x-powered-by');
   app.use(metricsMiddleware(api.metrics));
+  app.use(authMiddleware(config.apiKey));
   app.use(latencyMiddleware(config.latencyMs));
-  app.use(apiKeyMiddleware(config.apiKey));
   app.use(jsonBodyMiddleware(config));
   app.use(bodyErrorMiddleware(config));
   app.useGlobalFilters(new HttpErrorFilter());
+  limitConnections(app.getHttpServer() as Server, config);
   await app.listen(config.port, config.host);
   const { port } = app.getHttpServer().address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -58,4 +61,17 @@ export async function startPolicyServer(
     return closing;
   };
   return { url: `http://${host}:${port}`, port, app, close };
+}
+
+/**
+ * Slow or too many clients: a request must arrive whole within requestTimeoutMs (its headers within
+ * headersTimeoutMs), else 408; connections beyond maxConnections are closed at once. Node checks the timeouts
+ * every connectionsCheckingInterval (30 s by default): checked at a fraction of the shorter one instead.
+ */
+export function limitConnections(server: Server, config: Pick<PolicyServerConfig, 'requestTimeoutMs' | 'headersTimeoutMs' | 'maxConnections'>): void {
+  server.requestTimeout = config.requestTimeoutMs;
+  server.headersTimeout = config.headersTimeoutMs;
+  server.maxConnections = config.maxConnections;
+  // a public property read when the server starts listening (an option of http.createServer otherwise)
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(config.headersTimeoutMs / 4)));
 }

@@ -1,6 +1,7 @@
 // The /api/v1 routes of the Tinker protocol subset. Thin: each hands its body (and X-Idempotency-Key) to
 // TinkerApiService. Every route answers 200 like the Tinker service (POST included).
 import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { Public } from './auth';
 import { TinkerApiService } from './tinker-api.service';
 
 const IDEMPOTENCY = 'x-idempotency-key';
@@ -9,6 +10,7 @@ const IDEMPOTENCY = 'x-idempotency-key';
 export class TinkerApiController {
   constructor(private readonly api: TinkerApiService) {}
 
+  @Public()
   @Get('healthz')
   healthz(): { status: string } {
     return { status: 'ok' };

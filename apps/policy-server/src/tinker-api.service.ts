@@ -30,8 +30,9 @@ import {
 import { z, type ZodType, type ZodTypeDef } from 'zod';
 import { apiError, invalidRequest } from './api-error';
 import type { PolicyServerConfig } from './config';
-import { FutureStore, errorCategory } from './futures.store';
+import { FutureStore, ResultBudgetError, errorCategory } from './futures.store';
 import { IdempotencyCache } from './idempotency.cache';
+import { ModelLimitChecks, checkSeed } from './model-limits';
 import { ModelSequencer, SeqConflictError } from './model-sequencer';
 import { PathIndex } from './path-index';
 import { ServerMetrics } from './server-metrics';
@@ -83,6 +84,7 @@ export class TinkerApiService implements OnModuleDestroy {
   readonly metrics: ServerMetrics;
   private readonly idempotency: IdempotencyCache;
   private readonly paths: PathIndex;
+  private readonly limits: ModelLimitChecks;
   private readonly sessions = new Map<string, { createdAt: number; lastHeartbeatAt: number }>();
   private readonly models = new Map<string, ModelRecord>();
   private readonly reservedModelIds = new Set<string>();
@@ -95,7 +97,8 @@ export class TinkerApiService implements OnModuleDestroy {
     @Inject(POLICY_BACKEND) private readonly backend: PolicyBackend,
   ) {
     this.metrics = new ServerMetrics(() => this.futures.pendingCount());
-    this.futures = new FutureStore(config.futureTtlMs, (outcome) => this.metrics.futuresSettled.inc({ outcome }));
+    this.futures = new FutureStore(config.futureTtlMs, (outcome) => this.metrics.futuresSettled.inc({ outcome }), config);
+    this.limits = new ModelLimitChecks(backend, config);
     this.idempotency = new IdempotencyCache(config.futureTtlMs);
     this.paths = new PathIndex(config.dataDir);
   }
@@ -153,14 +156,17 @@ export class TinkerApiService implements OnModuleDestroy {
 
   // ---- training ----
 
-  createModel(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+  async createModel(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
     const req = parse('create_model', createModelRequestSchema, body);
     this.requireSession(req.session_id);
+    await this.limits.checkNewModel(req.base_model, req.lora_config.rank, req.lora_config.seed);
     return this.idempotency.run('create_model', key, async () => {
       const modelId = `${req.session_id}:train:${req.model_seq_id}`;
       if (this.models.has(modelId) || this.reservedModelIds.has(modelId)) {
         throw apiError(409, `model_seq_id ${req.model_seq_id} was already used in this session`);
       }
+      this.limits.checkRoom(this.models.size + this.reservedModelIds.size);
+      this.admitWork();
       this.reservedModelIds.add(modelId);
       const work = (async () => {
         try {
@@ -199,7 +205,7 @@ export class TinkerApiService implements OnModuleDestroy {
     };
   }
 
-  forwardBackward(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+  async forwardBackward(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
     const req = parse('forward_backward', forwardBackwardRequestSchema, body);
     const input = req.forward_backward_input;
     if (input.loss_fn !== 'importance_sampling') {
@@ -216,6 +222,11 @@ export class TinkerApiService implements OnModuleDestroy {
       throw err;
     }
     this.checkTokens('forward_backward', datums.reduce((n, d) => n + d.inputTokens.length, 0));
+    const sequences = datums.flatMap((d, i) => [
+      { what: `datum ${i} model_input`, tokens: d.inputTokens },
+      { what: `datum ${i} target_tokens`, tokens: d.targetTokens },
+    ]);
+    await this.limits.checkSequences('forward_backward', this.model(req.model_id).baseModel, sequences);
     return this.submitTraining('forward_backward', key, req.model_id, req.seq_id, async (m) => {
       const res = await m.client.forwardBackward(datums, 'importance_sampling');
       return {
@@ -304,6 +315,7 @@ export class TinkerApiService implements OnModuleDestroy {
     const { model_id } = parse('unload_model', modelIdBodySchema, body);
     this.model(model_id);
     return this.idempotency.run('unload_model', key, async () => {
+      this.admitWork();
       const work = Promise.resolve().then(() => {
         this.models.delete(model_id);
         return { model_id, type: 'unload_model' };
@@ -321,6 +333,7 @@ export class TinkerApiService implements OnModuleDestroy {
   ): Promise<UntypedApiFuture> {
     const model = this.model(modelId);
     return this.idempotency.run(endpoint, key, async () => {
+      this.admitWork();
       let work: Promise<unknown>;
       try {
         work = model.sequencer.enqueue(seq, () => run(model));
@@ -330,6 +343,16 @@ export class TinkerApiService implements OnModuleDestroy {
       }
       return { request_id: this.futures.create(work), model_id: modelId };
     });
+  }
+
+  /** New work is refused (429) while too many results, or too many bytes of them, wait to be fetched. */
+  private admitWork(): void {
+    try {
+      this.futures.admit();
+    } catch (err) {
+      if (err instanceof ResultBudgetError) throw apiError(429, err.message);
+      throw err;
+    }
   }
 
   private model(modelId: string): ModelRecord {
@@ -411,15 +434,18 @@ export class TinkerApiService implements OnModuleDestroy {
     return { sampler_id: s.samplerId, base_model: s.baseModel, model_path: s.modelPath };
   }
 
-  asample(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+  async asample(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
     const req = parse('asample', sampleRequestSchema, body);
     let samplerClient: () => Promise<SamplingClient>;
+    let baseModel: string;
     if (req.sampling_session_id) {
       const sampler = this.samplers.get(req.sampling_session_id);
       if (!sampler) throw apiError(404, `asample: unknown sampling_session_id '${req.sampling_session_id}'`);
       samplerClient = () => Promise.resolve(sampler.client);
+      baseModel = sampler.baseModel;
     } else if (req.model_path) {
       samplerClient = this.samplerForPath(req.model_path);
+      baseModel = (this.paths.get(req.model_path) as { baseModel: string }).baseModel;
     } else {
       throw apiError(400, 'asample: send sampling_session_id (from create_sampling_session) or model_path (a tinker:// sampler_weights path)');
     }
@@ -442,7 +468,10 @@ export class TinkerApiService implements OnModuleDestroy {
     }
     if (prompt.length === 0) throw apiError(400, 'asample: the prompt is empty');
     this.checkTokens('asample', prompt.length + req.num_samples * maxTokens);
+    checkSeed('asample', 'sampling_params.seed', p.seed);
+    await this.limits.checkSequences('asample', baseModel, [{ what: 'the prompt', tokens: prompt }]);
     return this.idempotency.run('asample', key, async () => {
+      this.admitWork();
       const work = (async () => {
         const client = await samplerClient();
         const sequences = await client.sample(prompt, req.num_samples, {

@@ -310,14 +310,17 @@ describe('TinkerBackend against the policy server', () => {
   it("reports a failed request with the server's category and message, without retrying", async () => {
     const { server, backend } = await serve();
     const { tinker, retries } = client(server.url);
-    const userErr = await expectRejection(tinker.createLoraTrainingClient({ baseModel: 'no/such-model', rank: 2, seed: 1 }), TinkerRequestFailedError);
-    expect(userErr.category).toBe('user');
-    expect(userErr.message).toContain("unknown base model 'no/such-model'");
+    // a request the model cannot serve is refused up front (400), not accepted and then failed
+    const refused = await expectRejection(tinker.createLoraTrainingClient({ baseModel: 'no/such-model', rank: 2, seed: 1 }), TinkerApiError);
+    expect([refused.status, refused.message]).toEqual([400, expect.stringContaining("unknown base model 'no/such-model'")]);
     const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 2, seed: 1 });
+    const userErr = await expectRejection(tc.loadState(`tinker://${tc.modelId}/weights/never-saved`), TinkerRequestFailedError);
+    expect(userErr.category).toBe('user');
+    expect(userErr.message).toContain(`no training state at 'tinker://${tc.modelId}/weights/never-saved'`);
     backend.failNext('optimStep', new Error('optimizer exploded'));
     const serverErr = await expectRejection(tc.optimStep(ADAM), TinkerRequestFailedError);
     expect(serverErr.category).toBe('server');
-    expect(serverErr.message).toMatch(/^Tinker POST \/api\/v1\/optim_step \(request req_\d+\) failed \[server\]: optimizer exploded$/);
+    expect(serverErr.message).toMatch(/^Tinker POST \/api\/v1\/optim_step \(request req_[0-9a-f-]{36}\) failed \[server\]: optimizer exploded$/);
     expect(retries).toEqual([]);
     await expect(tc.optimStep(ADAM)).resolves.toEqual({ step: 1 });
   });

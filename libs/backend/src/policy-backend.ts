@@ -85,8 +85,18 @@ export interface SampledWithPromptLogprobs {
   promptLogprobs: (number | null)[];
 }
 
+/** What a base model accepts: checked by a server before it runs a request (400 instead of a failed future). */
+export interface ModelLimits {
+  vocabSize: number;
+  /** most tokens one sequence may hold */
+  contextLength: number;
+  maxLoraRank: number;
+}
+
 export interface PolicyBackend {
   readonly kind: 'embedded' | 'tinker';
+  /** The limits of `baseModel`; throws an error with `category: 'user'` for a base model it does not serve. */
+  modelLimits?(baseModel: string): Promise<ModelLimits>;
   createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient>;
   createSamplingClient(modelPath: string): Promise<SamplingClient>;
   /** Answers when the backend is reachable (health checks). */

@@ -44,6 +44,12 @@ describe('EmbeddedBackend (tiny model)', () => {
     return backend.createLoraTrainingClient({ baseModel: EMBEDDED_BASE_MODEL, rank, seed });
   }
 
+  it('announces the limits of its base model, and refuses another base model as a user error', async () => {
+    expect(await backend.modelLimits(EMBEDDED_BASE_MODEL)).toEqual({ vocabSize: TINY_CONFIG.vocabSize, contextLength: TINY_CONFIG.context, maxLoraRank: 256 });
+    await expect(backend.modelLimits('Qwen/Qwen3-8B')).rejects.toMatchObject({ category: 'user', message: expect.stringContaining("not 'Qwen/Qwen3-8B'") });
+    await expect(backend.createLoraTrainingClient({ baseModel: 'Qwen/Qwen3-8B', rank: 4, seed: 1 })).rejects.toMatchObject({ category: 'user' });
+  });
+
   it('matches central finite differences of the importance-sampling loss on LoRA parameters', async () => {
     const c = await client();
     c.setLoraParams(randomLike(c.loraParams(), 5, 0.1));

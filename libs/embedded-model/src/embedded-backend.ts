@@ -7,6 +7,7 @@ import type {
   ForwardBackwardResult,
   LoraConfig,
   LossFn,
+  ModelLimits,
   PolicyBackend,
   SampledSequence,
   SampleParams,
@@ -41,6 +42,12 @@ export interface EmbeddedBackendOptions {
   baseCheckpoint?: string;
 }
 
+/** A request the embedded model cannot serve (unknown base model): the caller's mistake. */
+export class EmbeddedBackendUserError extends Error {
+  override readonly name = 'EmbeddedBackendUserError';
+  readonly category = 'user' as const;
+}
+
 interface LoadedBase {
   ckpt: BaseCheckpoint;
   tensors: TensorMap;
@@ -51,6 +58,12 @@ export function checkModelName(name: string): void {
   const segments = name.split('/');
   const ok = name.length > 0 && name.length <= 200 && segments.every((s) => /^[A-Za-z0-9._-]+$/.test(s) && s !== '.' && s !== '..');
   if (!ok) throw new Error(`invalid model name '${name}': use '/'-separated segments of letters, digits, '.', '_' and '-'`);
+}
+
+function checkBaseModel(baseModel: string): void {
+  if (!EMBEDDED_BASE_MODEL_NAMES.includes(baseModel)) {
+    throw new EmbeddedBackendUserError(`the embedded backend serves base model '${EMBEDDED_BASE_MODEL}', not '${baseModel}'`);
+  }
 }
 
 function parseEmbeddedPath(p: string, what: string): string {
@@ -90,10 +103,14 @@ export class EmbeddedBackend implements PolicyBackend {
     return this.base;
   }
 
+  async modelLimits(baseModel: string): Promise<ModelLimits> {
+    checkBaseModel(baseModel);
+    const { cfg } = (await this.loadBase()).ckpt;
+    return { vocabSize: cfg.vocabSize, contextLength: cfg.context, maxLoraRank: MAX_RANK };
+  }
+
   async createLoraTrainingClient(config: LoraConfig): Promise<EmbeddedTrainingClient> {
-    if (!EMBEDDED_BASE_MODEL_NAMES.includes(config.baseModel)) {
-      throw new Error(`the embedded backend serves base model '${EMBEDDED_BASE_MODEL}', not '${config.baseModel}'`);
-    }
+    checkBaseModel(config.baseModel);
     if (!Number.isInteger(config.rank) || config.rank < 1 || config.rank > MAX_RANK) throw new Error(`LoRA rank must be an integer in 1..${MAX_RANK}, got ${config.rank}`);
     if (!Number.isSafeInteger(config.seed)) throw new Error(`LoRA seed must be a safe integer, got ${config.seed}`);
     const base = await this.loadBase();

@@ -27,14 +27,20 @@ type Service = (typeof SERVICES)[number];
 interface Scrapes {
   /** the last exposition of each service, parsed */
   last: Partial<Record<Service, Map<string, ParsedFamily>>>;
+  /** what the policy server's /metrics answered without its key */
+  policyServerWithoutKey?: number;
   /** the controller's last exposition that had gate values in it */
   controllerWithGates?: Map<string, ParsedFamily>;
   count: number;
 }
 
 /** runs `rx run` in a child process and scrapes every endpoint of logs/endpoints.json until it exits */
+/** the policy server's key (rx run takes it from the environment): its /metrics answers only with it */
+const POLICY_KEY = `e2e-${process.pid}-policy-key`;
+
 async function runWhileScraping(args: string[], out: string): Promise<{ status: number | null; output: string; scrapes: Scrapes }> {
-  const child = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args], { cwd: REPO_ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, RX_POLICY_API_KEY: POLICY_KEY };
+  const child = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -52,7 +58,9 @@ async function runWhileScraping(args: string[], out: string): Promise<{ status: 
         const url = endpoints[name];
         if (!url) return;
         try {
-          const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2000) });
+          const headers = name === 'policy-server' ? { authorization: `Bearer ${POLICY_KEY}` } : undefined;
+          if (name === 'policy-server') scrapes.policyServerWithoutKey = (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2000) })).status;
+          const res = await fetch(`${url}/metrics`, { headers, signal: AbortSignal.timeout(2000) });
           if (res.status !== 200) return;
           expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
           const parsed = parseExposition(await res.text());
@@ -97,6 +105,7 @@ function samples(families: Map<string, ParsedFamily>, name: string): Array<{ lab
     // every service answered /metrics with a parseable exposition, its own service label and the Node metrics
     const { scrapes } = r;
     expect(Object.keys(scrapes.last).sort()).toEqual([...SERVICES].sort());
+    expect(scrapes.policyServerWithoutKey).toBe(401);
     for (const name of SERVICES) {
       const fam = scrapes.last[name]!;
       expect([name, fam.has('process_cpu_seconds_total'), fam.has('nodejs_heap_size_used_bytes')]).toEqual([name, true, true]);

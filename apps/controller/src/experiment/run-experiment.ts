@@ -15,7 +15,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ControllerConfig } from '../config';
 import { redactUrl } from '../config';
-import { startControllerHttp, type ControllerHttp } from '../http/controller-http';
+import { controllerHttpHost, startControllerHttp, type ControllerHttp } from '../http/controller-http';
 import { freePort } from '../infra/free-port';
 import { locateRedis, pingRedis, type RedisHandle } from '../infra/redis-locator';
 import { REPO_ROOT } from '../infra/repo-root';
@@ -57,6 +57,8 @@ export interface RunOptions {
   signal: AbortSignal;
   /** the controller's own HTTP server: a port (0: any free one), or null for none; default config.PORT */
   httpPort?: number | null;
+  /** started as the service-mode controller (a container): its HTTP server binds 0.0.0.0 unless HOST says otherwise */
+  serviceMode?: boolean;
   /**
    * the model behind the embedded backend: the embedded transformer (default), the policy server's in-memory
    * test model, or (tests only) the pipeline's hash-chain test double in every process, with no policy server
@@ -261,7 +263,7 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
       apiKey = 'rx-no-key';
     } else {
       backendUrl = '';
-      apiKey = `rx-local-${randomBytes(12).toString('hex')}`;
+      apiKey = config.RX_POLICY_API_KEY ?? `rx-local-${randomBytes(12).toString('hex')}`;
     }
     if (opts.services === 'spawn') {
       supervisor = new ServiceSupervisor({ logsDir: run.dir.logsDir, healthTimeoutMs: opts.healthTimeoutMs, signal: abort.signal });
@@ -312,7 +314,7 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
     let http: ControllerHttp | null = null;
     const port = opts.httpPort === undefined ? config.PORT : opts.httpPort;
     if (port !== null) {
-      const host = config.HOST ?? (opts.services === 'spawn' ? '127.0.0.1' : '0.0.0.0');
+      const host = controllerHttpHost(config.HOST, opts.serviceMode ? 'service' : 'rx-run');
       const boardConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
       boardConnection.on('error', () => undefined);
       const boardQueues = QUEUE_NAME_LIST.map((q) => new Queue(q, { connection: boardConnection, prefix }));

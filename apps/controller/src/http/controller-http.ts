@@ -1,5 +1,6 @@
 // Starts the controller's HTTP server: /health, /metrics and bull-board (read-only) at /queues over the
-// pipeline's queues. Used by main.ts (service mode) and by rx run, which serves it while the experiment runs.
+// pipeline's queues. Used by main.ts (service mode) and by rx run, which serves it while the experiment runs; it
+// binds 127.0.0.1 unless in service mode or told otherwise (controllerHttpHost).
 import type { AddressInfo } from 'node:net';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -16,6 +17,15 @@ export interface ControllerHttp {
   close(): Promise<void>;
 }
 
+/**
+ * Where the controller's HTTP server listens: HOST when set; else 0.0.0.0 in service mode (a container, where the
+ * probes and Prometheus reach it; in Kubernetes a NetworkPolicy admits Prometheus only), and 127.0.0.1 for `rx run`
+ * on a machine, whatever --services says: bull-board shows prompts, model ids and stack traces to whoever reaches it.
+ */
+export function controllerHttpHost(configuredHost: string | undefined, mode: 'service' | 'rx-run'): string {
+  return configuredHost ?? (mode === 'service' ? '0.0.0.0' : '127.0.0.1');
+}
+
 export async function startControllerHttp(probes: ControllerProbes, opts: { host: string; port: number; queues: readonly Queue[] }): Promise<ControllerHttp> {
   const app = await NestFactory.create<NestExpressApplication>(ControllerModule.forRoot(probes), { logger: ['error', 'warn'], abortOnError: false });
   app.disable('x-powered-by');
@@ -28,6 +38,7 @@ export async function startControllerHttp(probes: ControllerProbes, opts: { host
     app.use('/queues', board.getRouter());
   }
   await app.listen(opts.port, opts.host);
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  return { url: `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`, port, close: () => app.close() };
+  // the address it really listens on
+  const { port, address } = app.getHttpServer().address() as AddressInfo;
+  return { url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`, port, close: () => app.close() };
 }

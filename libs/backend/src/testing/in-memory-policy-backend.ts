@@ -9,6 +9,7 @@ import type {
   ForwardBackwardResult,
   LoraConfig,
   LossFn,
+  ModelLimits,
   PolicyBackend,
   SampleParams,
   SampledSequence,
@@ -34,6 +35,9 @@ export interface InMemoryPolicyBackendOptions {
   baseModels?: string[];
   /** extra milliseconds each operation takes (simulates a slow model) */
   opDelayMs?: number;
+  /** most tokens of one sequence (default 4096) and largest LoRA rank (default 256) announced by modelLimits */
+  contextLength?: number;
+  maxLoraRank?: number;
 }
 
 /** An error the caller caused (bad input, unknown path): servers report it with category 'user'. */
@@ -81,6 +85,8 @@ export class InMemoryPolicyBackend implements PolicyBackend {
     computeLogprobs: 0,
   };
   opDelayMs: number;
+  readonly contextLength: number;
+  readonly maxLoraRank: number;
   private readonly failures = new Map<InMemoryOp, Error[]>();
   private readonly samplerWeights = new Map<string, Weights>();
   private readonly states = new Map<string, TrainingState>();
@@ -91,6 +97,19 @@ export class InMemoryPolicyBackend implements PolicyBackend {
     this.vocabSize = options.vocabSize ?? 32;
     this.baseModels = options.baseModels ?? ['rx-test/bigram'];
     this.opDelayMs = options.opDelayMs ?? 0;
+    this.contextLength = options.contextLength ?? 4096;
+    this.maxLoraRank = options.maxLoraRank ?? 256;
+  }
+
+  async modelLimits(baseModel: string): Promise<ModelLimits> {
+    this.checkBaseModel(baseModel);
+    return { vocabSize: this.vocabSize, contextLength: this.contextLength, maxLoraRank: this.maxLoraRank };
+  }
+
+  private checkBaseModel(baseModel: string): void {
+    if (!this.baseModels.includes(baseModel)) {
+      throw new InMemoryBackendUserError(`unknown base model '${baseModel}'; this backend serves: ${this.baseModels.join(', ')}`);
+    }
   }
 
   /** The next call of `op` throws `error` (queued: call several times for several failures). */
@@ -111,9 +130,7 @@ export class InMemoryPolicyBackend implements PolicyBackend {
 
   async createLoraTrainingClient(config: LoraConfig): Promise<InMemoryTrainingClient> {
     await this.enter('createLoraTrainingClient');
-    if (!this.baseModels.includes(config.baseModel)) {
-      throw new InMemoryBackendUserError(`unknown base model '${config.baseModel}'; this backend serves: ${this.baseModels.join(', ')}`);
-    }
+    this.checkBaseModel(config.baseModel);
     if (!Number.isInteger(config.rank) || config.rank < 1) throw new InMemoryBackendUserError(`rank must be a positive integer (got ${config.rank})`);
     const v = this.vocabSize;
     const rand = mulberry32(config.seed);
