@@ -6,6 +6,8 @@ import { phiSchema, rolloutIdSchema } from './sampled-batch.schema';
 import { stageTimingsSchema } from './stage-timings.schema';
 import { stepGateMetricsSchema } from './step-gate-metrics.schema';
 import { stepHeaderSchema } from './step-header.schema';
+import { trainerLogprobStatsSchema } from './trainer-logprob-stats.schema';
+import { TRANSCRIPTS_PER_STEP, transcriptSampleSchema } from './transcript-sample.schema';
 import { advantageFieldsSchema } from './train-step.schema';
 import { enumIssueMap } from './issue-text';
 
@@ -29,6 +31,10 @@ export const stepRecordSchema = stepHeaderSchema.extend({
   timings: stageTimingsSchema,
   samplerPath: z.string().max(1000),
   committedAt: z.string().max(64).datetime(),
+  /** sampler vs learner logprobs on the completion tokens (absent when the backend returned no logprobs) */
+  logprobStats: trainerLogprobStatsSchema.optional(),
+  /** a few completions kept whole (evenly spaced over the batch) */
+  transcripts: z.array(transcriptSampleSchema).max(TRANSCRIPTS_PER_STEP).optional(),
 });
 
 export type LoggedRollout = z.infer<typeof loggedRolloutSchema>;

@@ -3,6 +3,7 @@ export * from './datum-builder';
 export * from './in-process-pipeline';
 export * from './instrumented-backend';
 export * from './job-consumer';
+export * from './logprob-stats';
 export * from './map-concurrent';
 export * from './pipeline-graph';
 export * from './queue.repository';

@@ -160,6 +160,13 @@ describe('rx run on the services (hash-chain test policy)', () => {
     expect(Object.values(state.arms).map((a) => a.attempt)).toEqual([1, 1]);
     const steps = (d: RunDir, arm: string) => lines<StepRecord>(d.stepsFile(arm)).map((r) => [r.step, r.samplerPath, r.loss, r.rollouts.map((x) => [x.reward, x.advantage])]);
     for (const arm of ['grpo_gs8', 'gs1_kernel']) expect([arm, steps(dir, arm)]).toEqual([arm, steps(new RunDir(whole.dir), arm)]);
+    // metrics.jsonl and transcripts.jsonl follow the resumed records: one line per step, no step twice
+    const untimed = (d: RunDir, arm: string) => lines<Record<string, number>>(path.join(d.armDir(arm), 'metrics.jsonl')).map((m) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/'))));
+    const transcripts = (d: RunDir, arm: string) => lines<unknown>(path.join(d.armDir(arm), 'transcripts.jsonl'));
+    for (const arm of ['grpo_gs8', 'gs1_kernel']) {
+      expect([arm, untimed(dir, arm)]).toEqual([arm, untimed(new RunDir(whole.dir), arm)]);
+      expect([arm, transcripts(dir, arm)]).toEqual([arm, transcripts(new RunDir(whole.dir), arm)]);
+    }
     for (const model of ['base', 'grpo_gs8', 'gs1_kernel']) expect(again.record!.evaluation!.models[model].sha256).toBe(whole.record!.evaluation!.models[model].sha256);
   });
 

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { stepRecordSchema, type StepRecord } from '@rx/contracts';
+import { stepMetricsLineSchema, stepRecordSchema, TRANSCRIPTS_PER_STEP, transcriptLineSchema, type StepRecord } from '@rx/contracts';
 import { evaluateGates, gateMetrics } from '@rx/gates';
 import { baselineArm, decisionRule, loadSpecText, treatmentArm, type ExperimentSpec } from '@rx/spec';
 import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
@@ -28,6 +28,34 @@ export function jsonLines<T>(file: string): T[] {
 export function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: process.env });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** an arm's metrics.jsonl (one line per step) and transcripts.jsonl (a few per step) against its steps.jsonl */
+export function checkStepLogs(armDir: string, steps: readonly StepRecord[]): void {
+  const metrics = jsonLines<unknown>(path.join(armDir, 'metrics.jsonl')).map((l) => stepMetricsLineSchema.strict().parse(l));
+  expect(metrics.map((m) => m.step)).toEqual(steps.map((s) => s.step));
+  metrics.forEach((m, i) => {
+    const s = steps[i];
+    // the advantage stage's batch mean, and counts taken here from the rollouts
+    expect(m['env/all/reward/total']).toBeCloseTo(s.gate.rewardMean, 12);
+    expect(m['env/all/correct'] * s.rollouts.length).toBeCloseTo(s.rollouts.filter((x) => x.correct).length, 9);
+    expect(m['env/all/format'] * s.rollouts.length).toBeCloseTo(s.rollouts.filter((x) => x.formatOk).length, 9);
+    expect(m['rx/loss_sum']).toBe(s.loss);
+    expect(m['time/train']).toBe(s.timings.train);
+    expect(m['optim/kl_sample_train_v2']).toBeGreaterThanOrEqual(0);
+    expect(m['optim/entropy']).toBeGreaterThan(0);
+  });
+  const transcripts = jsonLines<unknown>(path.join(armDir, 'transcripts.jsonl')).map((l) => transcriptLineSchema.strict().parse(l));
+  for (const s of steps) {
+    const mine = transcripts.filter((t) => t.step === s.step);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.length).toBeLessThanOrEqual(TRANSCRIPTS_PER_STEP);
+    for (const t of mine) {
+      const r = s.rollouts.find((x) => x.rolloutId === t.rolloutId)!;
+      expect([t.promptId, t.reward, t.advantage, t.correct]).toEqual([r.promptId, r.reward, r.advantage, r.correct]);
+      expect(t.prompt.length).toBeGreaterThan(0);
+    }
+  }
 }
 
 /** checks a completed run directory; returns its record and the recomputed decision */
@@ -84,6 +112,7 @@ export function checkCompletedRun(out: string, expectedTestIds: readonly string[
     const tr = record.training!.arms[arm];
     expect(tr.checkpoints.map((c) => c.sampler_path)).toEqual(steps.map((s) => s.samplerPath));
     expect(tr.final.sampler_path).not.toBe(steps[steps.length - 1].samplerPath);
+    checkStepLogs(dir.armDir(arm), steps);
   }
   expect(record.training!.arms[t].bandwidth).toBe(pilot.chosen_bandwidth);
 

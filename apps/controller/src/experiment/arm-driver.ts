@@ -6,6 +6,7 @@ import type { LoggedBatch } from '@rx/gates';
 import type { ArmSpec } from '@rx/spec';
 import { throwIfAborted, type ExperimentContext } from './experiment-context';
 import { stepRequestFor } from './step-schedule';
+import { appendStepLogs } from './step-logs';
 
 export interface DriveArmOptions {
   arm: ArmSpec;
@@ -40,6 +41,7 @@ export async function driveArm(ctx: ExperimentContext, o: DriveArmOptions): Prom
     const event = await ctx.bus.waitFor(o.runId, o.arm.name, step, ctx.stepStallTimeoutMs);
     const record = event.record;
     ctx.dir.appendLine(o.stepsFile, record);
+    appendStepLogs(ctx, o.stepsFile, record, o.toStep);
     records.push(record);
     o.onStep?.(record);
     const done = step + 1 - o.fromStep;

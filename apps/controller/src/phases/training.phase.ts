@@ -11,6 +11,7 @@ import type { ArmSpec } from '@rx/spec';
 import { Redis } from 'ioredis';
 import { driveArm } from '../experiment/arm-driver';
 import { throwIfAborted, type ExperimentContext } from '../experiment/experiment-context';
+import { rewriteStepLogs } from '../experiment/step-logs';
 import { loraFor } from '../experiment/step-schedule';
 import { StepFailedError } from '../infra/step-bus';
 import { sha256Json } from '../run/canonical-json';
@@ -78,6 +79,7 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
   }
   ctx.dir.writeLines(stepsFile, records.slice(0, ctx.spec.steps));
   records = records.slice(0, ctx.spec.steps);
+  rewriteStepLogs(ctx, stepsFile, records);
   ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: records.length, done: false }));
 
   const drive = (from: number) =>
@@ -102,6 +104,7 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
     // the first resumed step was refused (the trainer lost the arm's weights): train again from the start
     ctx.progress.info(`${arm.name}: continuing attempt ${attempt} failed (${err.message}); training again from the shared initial state`);
     ({ attempt, runId, records } = restart(ctx, arm, attempt));
+    rewriteStepLogs(ctx, stepsFile, records);
     ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: 0, done: false }));
     records.push(...(await drive(0)));
   }

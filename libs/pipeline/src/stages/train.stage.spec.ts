@@ -70,6 +70,14 @@ describe('trainStep', () => {
     // the hash-chain policy's loss at ratio 1 is -sum of the per-token advantages
     const expectedLoss = -backend.calls.datums[0].reduce((s, d) => s + d.advantages.reduce((a, b) => a + b, 0), 0);
     expect(record.loss).toBeCloseTo(expectedLoss, 9);
+    // the hash-chain policy's learner gives back the sampling logprobs: no sampler/learner KL; the entropy is minus
+    // the mean sampling logprob over every completion token of the batch
+    const completionLogprobs = payload.rollouts.flatMap((r) => r.logprobs);
+    expect(record.logprobStats).toEqual({ klSampleTrainV1: 0, klSampleTrainV2: 0, entropy: expect.any(Number), tokens: completionLogprobs.length });
+    expect(record.logprobStats!.entropy).toBeCloseTo(-completionLogprobs.reduce((a, b) => a + b, 0) / completionLogprobs.length, 6);
+    // four completions kept whole, evenly spaced over the 64 rollouts
+    expect(record.transcripts!.map((t) => t.rolloutId)).toEqual([0, 16, 32, 48].map((i) => payload.rollouts[i].rolloutId));
+    expect(record.transcripts![1].tokens).toEqual(payload.rollouts[16].tokens);
     expect(await ledger.status(payload)).toMatchObject({ committed: 0, claim: null });
   });
 

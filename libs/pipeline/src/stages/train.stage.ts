@@ -4,8 +4,9 @@
 // from the state committed with step N-1 (see trainer-step.ledger.ts and apps/trainer/README.md).
 import { randomBytes } from 'node:crypto';
 import type { AdamParams, Datum, TrainingClient } from '@rx/backend';
-import { expandFloat32, type StepRecord, type TrainStep } from '@rx/contracts';
+import { expandFloat32, transcriptIndices, type StepRecord, type TrainerLogprobStats, type TrainStep } from '@rx/contracts';
 import { buildDatum } from '../datum-builder';
+import { trainerLogprobStats } from '../logprob-stats';
 import { OutOfOrderStepError } from '../stage-errors';
 import type { LedgerClaim, LedgerKey, TrainerStepLedger } from '../trainer-step.ledger';
 import type { TrainingClientPool } from '../training-client.pool';
@@ -40,9 +41,12 @@ export class ClaimContendedError extends OutOfOrderStepError {
 /** The datums of a batch: rollouts of dropped groups left out; logprobs back to the backend's float32 values. */
 export function datumsOf(step: TrainStep): Datum[] {
   const prompts = new Map(step.prompts.map((p) => [p.promptId, p.tokens]));
-  return step.rollouts
-    .filter((r) => !r.dropped)
-    .map((r) => buildDatum(prompts.get(r.promptId)!, r.tokens, r.logprobs.map(expandFloat32), r.advantage));
+  return trainedRollouts(step).map((r) => buildDatum(prompts.get(r.promptId)!, r.tokens, r.logprobs.map(expandFloat32), r.advantage));
+}
+
+/** the rollouts that become datums (dropped groups left out), in datum order */
+function trainedRollouts(step: TrainStep): TrainStep['rollouts'] {
+  return step.rollouts.filter((r) => !r.dropped);
 }
 
 export function defaultStateName(step: TrainStep): string {
@@ -80,8 +84,11 @@ export async function trainStep(step: TrainStep, deps: TrainStageDeps): Promise<
   });
   const datums = datumsOf(step);
   let loss: number;
+  let logprobStats: TrainerLogprobStats | undefined;
   try {
-    loss = (await client.forwardBackward(datums, 'importance_sampling')).loss;
+    const out = await client.forwardBackward(datums, 'importance_sampling');
+    loss = out.loss;
+    logprobStats = trainerLogprobStats(datums, trainedRollouts(step).map((r) => r.tokens.length), out.logprobs);
   } catch (err) {
     // it may have accumulated part of a gradient: never use this client again; nothing reached the optimizer
     deps.trainers.discard(key, client);
@@ -129,6 +136,8 @@ export async function trainStep(step: TrainStep, deps: TrainStageDeps): Promise<
     timings: { ...step.timings, train: (now() - started) / 1000 },
     samplerPath: step.samplerPath,
     committedAt: new Date(now()).toISOString(),
+    ...(logprobStats ? { logprobStats } : {}),
+    transcripts: transcriptIndices(step.rollouts.length).map((i) => ({ rolloutId: step.rollouts[i].rolloutId, tokens: step.rollouts[i].tokens })),
   };
   try {
     await deps.ledger.commit(key, step.step, token, { record, statePath });

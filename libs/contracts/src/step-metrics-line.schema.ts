@@ -1,0 +1,49 @@
+// One line of an arm's metrics.jsonl (flat, one per step) and of its transcripts.jsonl (a few rollouts per step).
+// Keys follow the tinker-cookbook's metrics.jsonl where it has one (env/all/…, optim/…, time/…, progress/…);
+// rx's own quantities are under rx/.
+import { z } from 'zod';
+
+const finite = z.number().finite();
+
+export const stepMetricsLineSchema = z.object({
+  step: z.number().int().nonnegative(),
+  'progress/done_frac': z.number().min(0).max(1),
+  'optim/lr': finite,
+  'env/all/reward/total': finite,
+  'env/all/correct': z.number().min(0).max(1),
+  'env/all/format': z.number().min(0).max(1),
+  /** mean completion tokens per rollout */
+  'env/all/ac_tokens_per_turn': finite,
+  'env/all/total_episodes': z.number().int().nonnegative(),
+  'optim/kl_sample_train_v1': finite.optional(),
+  'optim/kl_sample_train_v2': finite.optional(),
+  'optim/entropy': finite.optional(),
+  /** forward_backward('importance_sampling') loss, summed over datums and positions */
+  'rx/loss_sum': finite,
+  'rx/frac_nonzero_advantage': z.number().min(0).max(1),
+  'rx/effective_neighbors/p10': finite,
+  'rx/effective_neighbors/p50': finite,
+  'rx/effective_neighbors/p90': finite,
+  /** rollouts whose kernel mass fell below the floor (baseline = window mean) */
+  'rx/fallback_count': z.number().int().nonnegative(),
+  'time/prepare': finite.optional(),
+  'time/sample': finite.optional(),
+  'time/grade': finite.optional(),
+  'time/advantage': finite.optional(),
+  'time/train': finite.optional(),
+});
+
+export const transcriptLineSchema = z.object({
+  step: z.number().int().nonnegative(),
+  rolloutId: z.string().max(64),
+  promptId: z.string().max(200),
+  prompt: z.string(),
+  completion: z.string(),
+  reward: finite,
+  correct: z.boolean(),
+  format: z.boolean(),
+  advantage: finite,
+});
+
+export type StepMetricsLine = z.infer<typeof stepMetricsLineSchema>;
+export type TranscriptLine = z.infer<typeof transcriptLineSchema>;
