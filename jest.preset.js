@@ -19,13 +19,13 @@ module.exports = {
         module: { type: 'commonjs' },
       },
     ],
-    // @nestjs/bullmq 12 and @nestjs/bull-shared ship ES modules only: compile them to CommonJS for jest
-    '^.+/node_modules/@nestjs/bull(mq|-shared)/.+\\.js$': [
+    // @nestjs/bullmq 12, @nestjs/bull-shared and @nestjs/terminus ship ES modules only: compile them to CommonJS for jest
+    '^.+/node_modules/@nestjs/(bull(mq|-shared)|terminus)/.+\\.js$': [
       '@swc/jest',
       { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@nestjs/bull(mq|-shared)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/(bull(mq|-shared)|terminus)/)'],
   moduleNameMapper: { '^@rx/([a-z-]+)$': path.join(root, 'libs/$1/src/index.ts') },
   modulePathIgnorePatterns: ['<rootDir>/runs/', '<rootDir>/dist/', '<rootDir>/tmp/'],
   testPathIgnorePatterns: ['/node_modules/', '/runs/', '/dist/'],

@@ -1,6 +1,7 @@
 // The Nest module of the policy server, built around one PolicyBackend and one configuration.
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
 import type { PolicyBackend } from '@rx/backend';
 import { ApiKeyGuard } from './auth';
 import type { PolicyServerConfig } from './config';
@@ -14,6 +15,7 @@ export class PolicyServerModule {
   static forRoot(config: PolicyServerConfig, backend: PolicyBackend): DynamicModule {
     return {
       module: PolicyServerModule,
+      imports: [TerminusModule.forRoot({ logger: false })],
       controllers: [TinkerApiController, HealthController],
       providers: [
         { provide: POLICY_SERVER_CONFIG, useValue: config },

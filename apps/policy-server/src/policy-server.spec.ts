@@ -156,8 +156,12 @@ describe('policy server', () => {
     expect(metrics).toContain('rx_policy_server_requests_total{endpoint="create_session",status="200",service="policy-server"} 1');
     expect(metrics).toContain('rx_policy_server_futures_pending{service="policy-server"} 0');
     expect(metrics).toContain('process_cpu_user_seconds_total');
+    expect((await fetch(`${server.url}/health/ready`)).status).toBe(200);
     await backend.close();
     const down = await fetch(`${server.url}/health`);
     expect(down.status).toBe(503);
+    // terminus: live while the backend (its one dependency) is down; ready is 503 (the error filter renders { error })
+    expect((await fetch(`${server.url}/health/live`)).status).toBe(200);
+    expect((await fetch(`${server.url}/health/ready`)).status).toBe(503);
   });
 });

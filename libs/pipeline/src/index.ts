@@ -28,6 +28,7 @@ export * from './service/bootstrap-service';
 export * from './service/health.controller';
 export * from './service/metrics.controller';
 export * from './service/rx-service.module';
+export * from './service/rx-logger';
 export * from './service/service-runtime';
 export * from './testing/arithmetic-problems';
 export * from './testing/hash-chain-policy.backend';

@@ -109,7 +109,13 @@ describe('the controller HTTP server', () => {
       const down = await fetch(`${http.url}/health`);
       expect(down.status).toBe(503);
       expect(await down.json()).toMatchObject({ status: 'unavailable', redis: true, backend: false });
+      // terminus: live while the backend is down; ready is 503 naming it
+      expect((await fetch(`${http.url}/health/live`)).status).toBe(200);
+      const notReady = await fetch(`${http.url}/health/ready`);
+      expect([notReady.status, await notReady.json()]).toEqual([503, expect.objectContaining({ error: { backend: expect.objectContaining({ status: 'down' }) } })]);
       backendUp = true;
+      const ready = await fetch(`${http.url}/health/ready`);
+      expect([ready.status, await ready.json()]).toEqual([200, expect.objectContaining({ status: 'ok', info: { redis: { status: 'up' }, backend: { status: 'up' } } })]);
       const up = await fetch(`${http.url}/health`);
       expect(up.status).toBe(200);
       expect(await up.json()).toEqual({ status: 'ok', redis: true, backend: true, run: 'r1', phase: 'training' });

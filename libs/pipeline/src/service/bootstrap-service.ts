@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { DynamicModule, INestApplication, LoggerService, LogLevel, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import type { PolicyBackend } from '@rx/backend';
 import { deadLetterJobId, type QueueName, type StageName } from '@rx/contracts';
 import { createRxMetrics } from '@rx/metrics';
@@ -20,6 +21,7 @@ import type { RendererResolver } from '../renderer-resolver';
 import { redactConfig, workerTimingsOf, type ServiceConfig, type WorkerTimings } from '../service-config';
 import { checkHealth } from './health.controller';
 import { RxServiceModule } from './rx-service.module';
+import { createRxLogger, lineDestination } from './rx-logger';
 import type { ServiceRuntime } from './service-runtime';
 
 /** @nestjs/bullmq's metadata key of @Processor (read to check what each processor class consumes) */
@@ -74,7 +76,7 @@ export interface BootstrapServiceOptions<S extends PipelineService> {
   stageTimeoutMs?: Partial<Record<StageName, number>>;
   /** SIGTERM/SIGINT close the service and end the process (main.ts) */
   installSignalHandlers?: boolean;
-  /** Nest's logger (default: warnings and errors) */
+  /** Nest's logger (default: warnings and errors through the service's pino logger) */
   logger?: LoggerService | LogLevel[] | false;
   /** how long to wait for Redis and the backend at start-up (default 30 s) */
   readyTimeoutMs?: number;
@@ -148,8 +150,8 @@ async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<b
 
 export async function bootstrapService<S extends PipelineService>(opts: BootstrapServiceOptions<S>): Promise<RunningService> {
   const { service, config } = opts;
-  const write = opts.log ?? ((line: string) => process.stdout.write(line + '\n'));
-  const log = (event: string, fields: Record<string, unknown> = {}) => write(JSON.stringify({ at: new Date().toISOString(), service, event, ...fields }));
+  const logger = createRxLogger(service, opts.log ? lineDestination(opts.log) : undefined);
+  const log = (event: string, fields: Record<string, unknown> = {}) => logger.info({ ...fields, event });
 
   // the start-up check, before anything connects: one processor per queue the graph gives this service
   const entries = Object.entries(opts.processors) as Array<[QueueName, Type<WorkerHostLike>]>;
@@ -179,11 +181,13 @@ export async function bootstrapService<S extends PipelineService>(opts: Bootstra
       metrics,
       renderers: opts.renderers,
       stageTimeoutMs: opts.stageTimeoutMs ?? stageTimeoutsFromConfig(service, config),
+      logger,
       log,
     };
     await registerConsumer(connections.producer(), config.RX_QUEUE_PREFIX, service, queuesConsumedBy(service));
 
-    app = await NestFactory.create(opts.module(runtime), { logger: opts.logger ?? ['error', 'warn'], abortOnError: false });
+    app = await NestFactory.create(opts.module(runtime), { ...(opts.logger === undefined ? { bufferLogs: true } : { logger: opts.logger }), abortOnError: false });
+    if (opts.logger === undefined) app.useLogger(app.get(PinoLogger));
     await app.listen(config.PORT, opts.host ?? config.HOST ?? '0.0.0.0');
     const port = (app.getHttpServer().address() as AddressInfo).port;
     const url = `http://127.0.0.1:${port}`;

@@ -8,6 +8,7 @@ import { QueueRepository } from '../queue.repository';
 import { RedisConnectionFactory } from '../redis-connection.factory';
 import { HashChainPolicyBackend } from '../testing/hash-chain-policy.backend';
 import { createRedisHarness } from '../testing/redis-test-harness';
+import { createRxLogger, lineDestination } from './rx-logger';
 import { RxServiceModule } from './rx-service.module';
 import type { ServiceRuntime } from './service-runtime';
 
@@ -36,6 +37,7 @@ async function start(redisUrl: string, backend: HashChainPolicyBackend, waitForR
       throw new Error('unused');
     },
     stageTimeoutMs: {},
+    logger: createRxLogger('grader', lineDestination(() => undefined)),
     log: () => undefined,
   };
   const app: INestApplication = await NestFactory.create(ProbeModule.forRuntime(runtime), { logger: false });
@@ -66,6 +68,37 @@ describe('/health and /metrics over real HTTP', () => {
       const down = await fetch(`${svc.url}/health`);
       expect(down.status).toBe(503);
       expect(await down.json()).toMatchObject({ status: 'unavailable', redis: true, backend: false });
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('terminus: /health/live answers while the backend is down, /health/ready is 503 naming it', async () => {
+    const backend = new HashChainPolicyBackend();
+    const svc = await start(harness.url, backend);
+    try {
+      const ready = await fetch(`${svc.url}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: 'ok', info: { redis: { status: 'up' }, backend: { status: 'up' } } });
+      await backend.close();
+      const live = await fetch(`${svc.url}/health/live`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toMatchObject({ status: 'ok' });
+      const notReady = await fetch(`${svc.url}/health/ready`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toMatchObject({ status: 'error', info: { redis: { status: 'up' } }, error: { backend: { status: 'down' } } });
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('terminus: /health/ready is 503 naming Redis when Redis does not answer', async () => {
+    const svc = await start('redis://127.0.0.1:1', new HashChainPolicyBackend(), false);
+    try {
+      const r = await fetch(`${svc.url}/health/ready`);
+      expect(r.status).toBe(503);
+      expect(await r.json()).toMatchObject({ error: { redis: { status: 'down' } }, info: { backend: { status: 'up' } } });
+      expect((await fetch(`${svc.url}/health/live`)).status).toBe(200);
     } finally {
       await svc.close();
     }

@@ -1,5 +1,8 @@
-// The part every pipeline service shares: the runtime as a global provider, /health and /metrics.
+// The part every pipeline service shares: the runtime as a global provider, /health (terminus: live, ready),
+// /metrics, and Nest's logger on the runtime's pino logger (warnings and errors; no line per request).
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { LoggerModule } from 'nestjs-pino';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { RX_RUNTIME, type ServiceRuntime } from './service-runtime';
@@ -11,6 +14,7 @@ export class RxServiceModule {
     return {
       module: RxServiceModule,
       global: true,
+      imports: [TerminusModule.forRoot({ logger: false }), LoggerModule.forRoot({ pinoHttp: { logger: runtime.logger.child({ source: 'nest' }, { level: 'warn' }), autoLogging: false } })],
       providers: [{ provide: RX_RUNTIME, useValue: runtime }],
       controllers: [HealthController, MetricsController],
       exports: [RX_RUNTIME],

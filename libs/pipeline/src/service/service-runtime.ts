@@ -2,6 +2,7 @@
 import type { PolicyBackend } from '@rx/backend';
 import type { StageName } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
+import type { Logger } from 'pino';
 import type { PipelineService } from '../pipeline-graph';
 import type { QueueRepository } from '../queue.repository';
 import type { RedisConnectionFactory } from '../redis-connection.factory';
@@ -21,6 +22,8 @@ export interface ServiceRuntime {
   readonly renderers: RendererResolver;
   /** per-stage time limits overriding the graph's */
   readonly stageTimeoutMs: Partial<Record<StageName, number>>;
-  /** one JSON line on stdout */
+  /** the process's pino logger (secrets redacted by path) */
+  readonly logger: Logger;
+  /** one JSON line on stdout: {level, time, service, event, ...fields} */
   log(event: string, fields?: Record<string, unknown>): void;
 }
