@@ -121,6 +121,15 @@ describe('tools/grafana/dashboards/rx.json', () => {
     expect(panelWith('rx_step_reward_mean').some((p) => promqlUse(exprs(p)).grouping.includes('arm'))).toBe(true);
     expect(panelWith('rx_queue_depth_jobs').length).toBeGreaterThan(0);
     expect(panelWith('rx_stage_duration_seconds_bucket').some((p) => /histogram_quantile/.test(exprs(p)))).toBe(true);
+    // one_of gates show their allowed values with the bound; the step index; the outcome: accuracy per model, effect
+    // against its interval and the margin, the decision and the phase
+    expect(panelWith('rx_gate_value', 'rx_gate_bound', 'rx_gate_allowed_value').length).toBeGreaterThan(0);
+    expect(panelWith('rx_step_index').length).toBeGreaterThan(0);
+    expect(panelWith('rx_step_kl_sample_train').length).toBeGreaterThan(0);
+    expect(panelWith('rx_outcome_accuracy_ratio').some((p) => promqlUse(exprs(p)).grouping.includes('model'))).toBe(true);
+    expect(panelWith('rx_outcome_effect', 'rx_outcome_interval', 'rx_outcome_margin').length).toBeGreaterThan(0);
+    expect(panelWith('rx_outcome_decision').length).toBeGreaterThan(0);
+    expect(panelWith('rx_run_phase').length).toBeGreaterThan(0);
   });
 
   it('lays panels out on the 24-column grid without overlaps', () => {

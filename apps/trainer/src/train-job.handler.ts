@@ -5,7 +5,7 @@
 // crash between commit and emit loses nothing.
 import { randomUUID } from 'node:crypto';
 import { jobIdFor } from '@rx/contracts';
-import type { RxMetrics } from '@rx/metrics';
+import { stepMetricsOf, type RxMetrics } from '@rx/metrics';
 import { consumeJob, trainStep, type ConsumedJob, type QueueProducer, type StepLog, type TrainerStepLedger, type TrainingClientPool } from '@rx/pipeline';
 
 export interface TrainJobDeps {
@@ -48,12 +48,7 @@ export class TrainJobHandler {
       if (out.outcome === 'applied') {
         this.deps.metrics.stepCommitted(record.arm);
         this.deps.metrics.countRollouts('train', record.arm, record.rollouts.length);
-        this.deps.metrics.recordStep(record.arm, {
-          rewardMean: record.gate.rewardMean,
-          fracNonzeroAdvantage: record.gate.fracNonzeroAdvantage,
-          effectiveNeighbors: record.gate.effectiveNeighbors,
-          loss: record.loss,
-        });
+        this.deps.metrics.recordStep(record.arm, stepMetricsOf(record));
       }
       return { outcome: out.outcome, step: record.step, loss: record.loss, ...(tookOver ? { tookOver } : {}) };
     });

@@ -1,4 +1,5 @@
 // The only label values the rx metrics take: closed enums (and the spec's arm names), never ids.
+import type { ArmName } from '@rx/contracts';
 export { QUEUE_NAME_LIST, STAGE_NAMES, type ArmName, type QueueName, type StageName } from '@rx/contracts';
 
 /** The activation gates of the pre-registered spec (activation_gate.checks[].metric), from @rx/gates. */
@@ -28,3 +29,12 @@ export type NeighborQuantile = (typeof NEIGHBOR_QUANTILES)[number];
 
 export const SERVICE_NAMES = ['sampler', 'grader', 'advantage', 'trainer', 'controller', 'policy-server'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export const INTERVAL_BOUNDS = ['lower', 'upper'] as const;
+export type IntervalBound = (typeof INTERVAL_BOUNDS)[number];
+
+export const DECISION_OUTCOMES = ['supported', 'inconclusive', 'refuted'] as const;
+export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
+
+/** the models evaluated: the base model and the spec's arms */
+export type ModelName = 'base' | ArmName;

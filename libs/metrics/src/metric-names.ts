@@ -8,6 +8,26 @@ export const METRIC_NAMES = Object.freeze({
   gatePass: 'rx_gate_pass',
   /** gauge {gate, side}: the gate's bound from the spec (side min|max) */
   gateBound: 'rx_gate_bound',
+  /** gauge {gate, index}: the values a one_of gate allows (index: position in the spec's list) */
+  gateAllowedValue: 'rx_gate_allowed_value',
+  /** gauge {arm}: index of the last step recorded (read with the rx_step_* gauges, so a scrape names its step) */
+  stepIndex: 'rx_step_index',
+  /** gauge {arm, version}: the cookbook's optim/kl_sample_train_v1|v2 of the last step (sampler vs learner) */
+  stepKlSampleTrain: 'rx_step_kl_sample_train',
+  /** gauge {arm}: the cookbook's optim/entropy of the last step (minus the mean sampling logprob) */
+  stepEntropy: 'rx_step_entropy',
+  /** gauge {model}: greedy accuracy on the evaluation items (base and each arm) */
+  outcomeAccuracyRatio: 'rx_outcome_accuracy_ratio',
+  /** gauge: the paired effect (treatment - baseline accuracy) of the decision rule */
+  outcomeEffect: 'rx_outcome_effect',
+  /** gauge {bound}: the decision's interval (bound lower|upper) */
+  outcomeInterval: 'rx_outcome_interval',
+  /** gauge: the pre-registered noninferiority margin */
+  outcomeMargin: 'rx_outcome_margin',
+  /** gauge {outcome}: 1 for the decision reached (supported|inconclusive|refuted), 0 for the others */
+  outcomeDecision: 'rx_outcome_decision',
+  /** gauge {phase}: 1 for the phase the run is in, 0 for the others */
+  runPhase: 'rx_run_phase',
   /** gauge {arm}: mean training reward of the last step */
   stepRewardMean: 'rx_step_reward_mean',
   /** gauge {arm}: fraction of the last step's rollouts with |advantage| > 1e-6 */

@@ -1,13 +1,13 @@
 // The one prom-client Registry of a process, with every rx metric registered and typed setters whose label
 // values can only come from the enums of metric-labels.ts.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ArmName, QueueName, StageName } from '@rx/contracts';
+import type { ArmName, QueueName, StageName, StepRecord } from '@rx/contracts';
 import {
   BACKEND_DURATION_BUCKETS_SECONDS,
   METRIC_NAMES,
   STAGE_DURATION_BUCKETS_SECONDS,
 } from './metric-names';
-import type { BackendOperation, GateName, GateSide, NeighborQuantile, ServiceName } from './metric-labels';
+import { DECISION_OUTCOMES, type BackendOperation, type DecisionOutcome, type GateName, type GateSide, type ModelName, type NeighborQuantile, type ServiceName } from './metric-labels';
 
 export interface QueueSnapshot {
   queue: QueueName;
@@ -18,10 +18,28 @@ export interface QueueSnapshot {
 }
 
 export interface StepMetrics {
+  /** the step's index (0-based) */
+  step?: number;
   rewardMean: number;
   fracNonzeroAdvantage: number;
   effectiveNeighbors: Readonly<Record<NeighborQuantile, number>>;
   loss?: number;
+  /** sampler vs learner on the completion tokens, when the trainer measured it */
+  logprobStats?: { klSampleTrainV1: number; klSampleTrainV2: number; entropy: number };
+}
+
+/** what the step gauges show of a step record */
+export function stepMetricsOf(r: StepRecord): StepMetrics {
+  return { step: r.step, rewardMean: r.gate.rewardMean, fracNonzeroAdvantage: r.gate.fracNonzeroAdvantage, effectiveNeighbors: r.gate.effectiveNeighbors, loss: r.loss, ...(r.logprobStats ? { logprobStats: r.logprobStats } : {}) };
+}
+
+export interface OutcomeMetrics {
+  accuracy: Partial<Record<ModelName, number>>;
+  effect: number;
+  lower: number;
+  upper: number;
+  margin: number;
+  outcome: DecisionOutcome;
 }
 
 export interface RxMetricsOptions {
@@ -36,6 +54,11 @@ export interface RxMetrics {
   readonly registry: Registry;
   setGate(labels: { run: string; arm: ArmName; gate: GateName }, value: number, pass: boolean): void;
   setGateBound(gate: GateName, side: GateSide, bound: number): void;
+  /** the values a one_of gate allows, in the spec's order */
+  setGateAllowedValues(gate: GateName, values: readonly number[]): void;
+  setOutcome(outcome: OutcomeMetrics): void;
+  /** marks `phase` as the current one of `phases` (a closed list: the run's phases) */
+  setPhase(phase: string, phases: readonly string[]): void;
   recordStep(arm: ArmName, step: StepMetrics): void;
   stepCommitted(arm: ArmName): void;
   observeStage(stage: StageName, arm: ArmName, seconds: number): void;
@@ -56,6 +79,16 @@ export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
   const gateValue = new Gauge({ name: METRIC_NAMES.gateValue, help: 'Measured value of an activation gate', labelNames: ['run', 'arm', 'gate'] as const, registers });
   const gatePass = new Gauge({ name: METRIC_NAMES.gatePass, help: 'Activation gate verdict: 1 pass, 0 fail', labelNames: ['run', 'arm', 'gate'] as const, registers });
   const gateBound = new Gauge({ name: METRIC_NAMES.gateBound, help: 'Bound of an activation gate from the spec', labelNames: ['gate', 'side'] as const, registers });
+  const allowed = new Gauge({ name: METRIC_NAMES.gateAllowedValue, help: 'A value a one_of activation gate allows', labelNames: ['gate', 'index'] as const, registers });
+  const stepIndex = new Gauge({ name: METRIC_NAMES.stepIndex, help: 'Index of the last step recorded', labelNames: ['arm'] as const, registers });
+  const klSampleTrain = new Gauge({ name: METRIC_NAMES.stepKlSampleTrain, help: 'KL between sampler and learner logprobs of the last step (cookbook v1, v2)', labelNames: ['arm', 'version'] as const, registers });
+  const entropy = new Gauge({ name: METRIC_NAMES.stepEntropy, help: 'Minus the mean sampling logprob of the last step', labelNames: ['arm'] as const, registers });
+  const accuracy = new Gauge({ name: METRIC_NAMES.outcomeAccuracyRatio, help: 'Greedy accuracy on the evaluation items', labelNames: ['model'] as const, registers });
+  const effect = new Gauge({ name: METRIC_NAMES.outcomeEffect, help: 'Paired effect of the decision rule (treatment - baseline)', registers });
+  const interval = new Gauge({ name: METRIC_NAMES.outcomeInterval, help: 'Interval of the decision rule', labelNames: ['bound'] as const, registers });
+  const margin = new Gauge({ name: METRIC_NAMES.outcomeMargin, help: 'Pre-registered noninferiority margin', registers });
+  const decision = new Gauge({ name: METRIC_NAMES.outcomeDecision, help: 'Decision reached: 1 for the outcome, 0 for the others', labelNames: ['outcome'] as const, registers });
+  const runPhase = new Gauge({ name: METRIC_NAMES.runPhase, help: 'Phase of the run: 1 for the current one', labelNames: ['phase'] as const, registers });
   const rewardMean = new Gauge({ name: METRIC_NAMES.stepRewardMean, help: 'Mean training reward of the last step', labelNames: ['arm'] as const, registers });
   const nonzero = new Gauge({ name: METRIC_NAMES.stepNonzeroAdvantageRatio, help: 'Fraction of the last step rollouts with |advantage| > 1e-6', labelNames: ['arm'] as const, registers });
   const neighbors = new Gauge({ name: METRIC_NAMES.stepEffectiveNeighbors, help: 'Effective-neighbour quantiles of the last step', labelNames: ['arm', 'quantile'] as const, registers });
@@ -118,7 +151,27 @@ export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
     setGateBound(gate, side, bound) {
       gateBound.set({ gate, side }, bound);
     },
+    setGateAllowedValues(gate, values) {
+      values.forEach((v, i) => allowed.set({ gate, index: String(i) }, v));
+    },
+    setOutcome(o) {
+      for (const [model, v] of Object.entries(o.accuracy)) if (v !== undefined) accuracy.set({ model }, v);
+      effect.set(o.effect);
+      interval.set({ bound: 'lower' }, o.lower);
+      interval.set({ bound: 'upper' }, o.upper);
+      margin.set(o.margin);
+      for (const outcome of DECISION_OUTCOMES) decision.set({ outcome }, outcome === o.outcome ? 1 : 0);
+    },
+    setPhase(phase, phases) {
+      for (const p of phases) runPhase.set({ phase: p }, p === phase ? 1 : 0);
+    },
     recordStep(arm, step) {
+      if (step.step !== undefined) stepIndex.set({ arm }, step.step);
+      if (step.logprobStats) {
+        klSampleTrain.set({ arm, version: 'v1' }, step.logprobStats.klSampleTrainV1);
+        klSampleTrain.set({ arm, version: 'v2' }, step.logprobStats.klSampleTrainV2);
+        entropy.set({ arm }, step.logprobStats.entropy);
+      }
       rewardMean.set({ arm }, step.rewardMean);
       nonzero.set({ arm }, step.fracNonzeroAdvantage);
       for (const [quantile, v] of Object.entries(step.effectiveNeighbors)) neighbors.set({ arm, quantile }, v);

@@ -2,6 +2,7 @@
 // step-complete event arrived (steps of an arm are strictly ordered), and each completed step's record is
 // appended to the arm's steps.jsonl before the next is requested (a resumed run reads it back).
 import type { StepRecord } from '@rx/contracts';
+import { stepMetricsOf } from '@rx/metrics';
 import type { LoggedBatch } from '@rx/gates';
 import type { ArmSpec } from '@rx/spec';
 import { throwIfAborted, type ExperimentContext } from './experiment-context';
@@ -46,7 +47,7 @@ export async function driveArm(ctx: ExperimentContext, o: DriveArmOptions): Prom
     o.onStep?.(record);
     const done = step + 1 - o.fromStep;
     const perStep = (Date.now() - started) / 1000 / done;
-    ctx.metrics.recordStep(o.arm.name, { rewardMean: record.gate.rewardMean, fracNonzeroAdvantage: record.gate.fracNonzeroAdvantage, effectiveNeighbors: record.gate.effectiveNeighbors, loss: record.loss });
+    ctx.metrics.recordStep(o.arm.name, stepMetricsOf(record));
     ctx.metrics.stepCommitted(o.arm.name);
     ctx.progress.arm(o.arm.name, {
       phase: o.label,

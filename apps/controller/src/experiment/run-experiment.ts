@@ -35,7 +35,7 @@ import { runTraining, type ArmTraining, type TrainingResult } from '../phases/tr
 import type { ProgressReporter } from '../progress/progress.reporter';
 import { canonicalJson, sha256Hex } from '../run/canonical-json';
 import { RunDir } from '../run/run-dir';
-import { readManifest, RunStateStore, type PhaseName, type RunManifest, type RunState } from '../run/run-state';
+import { PHASES, readManifest, RunStateStore, type PhaseName, type RunManifest, type RunState } from '../run/run-state';
 import { RunStopped, type ExperimentContext } from './experiment-context';
 import { loadExperimentData, type ExperimentData } from './experiment-data';
 
@@ -418,6 +418,7 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
     const phase = async <T>(name: PhaseName, runIt: () => Promise<T>, load: () => T): Promise<T> => {
       if (state.isDone(name)) return load();
       current = name;
+      metrics.setPhase(name, PHASES);
       const started = Date.now();
       try {
         const result = await runIt();

@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createRxMetrics } from '@rx/metrics';
+import { createRxMetrics, parseExposition } from '@rx/metrics';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startControllerHttp } from '../http/controller-http';
@@ -121,6 +121,22 @@ describe('the controller HTTP server', () => {
       expect(await up.json()).toEqual({ status: 'ok', redis: true, backend: true, run: 'r1', phase: 'training' });
       const text = await (await fetch(`${http.url}/metrics`)).text();
       expect(text).toMatch(/rx_steps_committed_total\{arm="gs1_kernel",service="controller"\} 1/);
+      // the step, outcome, phase and one_of series, read back from a scrape
+      metrics.recordStep('gs1_kernel', { step: 7, rewardMean: 0.5, fracNonzeroAdvantage: 1, effectiveNeighbors: { p10: 9, p50: 10, p90: 11 }, logprobStats: { klSampleTrainV1: 0.002, klSampleTrainV2: 0.001, entropy: 1.25 } });
+      metrics.setGateAllowedValues('executed_group_size_baseline', [8]);
+      metrics.setOutcome({ accuracy: { base: 0.33, gs1_kernel: 0.34, grpo_gs8: 0.35 }, effect: -0.01, lower: -0.08, upper: 0.06, margin: -0.03, outcome: 'inconclusive' });
+      metrics.setPhase('evaluation', ['training', 'evaluation', 'decision']);
+      const scraped = parseExposition(await (await fetch(`${http.url}/metrics`)).text());
+      const value = (name: string, labels: Record<string, string> = {}) =>
+        Number(scraped.get(name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value);
+      expect(value('rx_step_index', { arm: 'gs1_kernel' })).toBe(7);
+      expect(value('rx_step_kl_sample_train', { arm: 'gs1_kernel', version: 'v2' })).toBe(0.001);
+      expect(value('rx_step_entropy', { arm: 'gs1_kernel' })).toBe(1.25);
+      expect(value('rx_gate_allowed_value', { gate: 'executed_group_size_baseline', index: '0' })).toBe(8);
+      expect(['base', 'gs1_kernel', 'grpo_gs8'].map((model) => value('rx_outcome_accuracy_ratio', { model }))).toEqual([0.33, 0.34, 0.35]);
+      expect([value('rx_outcome_effect'), value('rx_outcome_interval', { bound: 'lower' }), value('rx_outcome_interval', { bound: 'upper' }), value('rx_outcome_margin')]).toEqual([-0.01, -0.08, 0.06, -0.03]);
+      expect(['supported', 'inconclusive', 'refuted'].map((outcome) => value('rx_outcome_decision', { outcome }))).toEqual([0, 1, 0]);
+      expect(['training', 'evaluation', 'decision'].map((phase) => value('rx_run_phase', { phase }))).toEqual([0, 1, 0]);
       // bull-board over the queues, read-only
       const board = await fetch(`${http.url}/queues`);
       expect(board.status).toBe(200);

@@ -33,6 +33,7 @@ export function runDecision(ctx: ExperimentContext, evaluation: EvaluationResult
     reproduce: `rx decide --spec ${ctx.dir.relative(ctx.dir.specFile)} --treatment ${ctx.dir.relative(tFile)} --baseline ${ctx.dir.relative(bFile)}  (from ${ctx.dir.root})`,
   };
   ctx.dir.writeJson(ctx.dir.decisionFile, summary);
+  ctx.metrics.setOutcome({ accuracy: Object.fromEntries(Object.entries(evaluation.models).map(([m, e]) => [m, e.accuracy])), effect: summary.effect, lower: summary.lower, upper: summary.upper, margin: rule.margin, outcome: summary.outcome });
   ctx.progress.info(
     `decision: effect ${summary.effect.toFixed(4)}, 95% lower bound ${summary.lower.toFixed(4)} vs margin ${rule.margin} on ${summary.n} paired items: ${summary.outcome}`,
   );

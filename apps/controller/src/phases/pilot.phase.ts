@@ -130,6 +130,7 @@ async function runOnePilot(ctx: ExperimentContext, i: PilotInputs): Promise<{ re
     ctx.metrics.setGate({ run: ctx.manifest.runId, arm: t.name, gate: g.metric }, gateValue(g.value), g.pass);
     if (g.bound.min !== undefined) ctx.metrics.setGateBound(g.metric, 'min', g.bound.min);
     if (g.bound.max !== undefined) ctx.metrics.setGateBound(g.metric, 'max', g.bound.max);
+    if (g.bound.one_of !== undefined) ctx.metrics.setGateAllowedValues(g.metric, g.bound.one_of);
   }
   return { report: pilotReport, treatment, baseline, heldout };
 }
