@@ -103,6 +103,31 @@ describe('the run report in headless Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
+  it('shows the provenance block, says arith stands in for GSM8K, and lists the discordant items with both answers', async () => {
+    const { file } = writeReport(run.root);
+    const page = await open(file);
+    const provenance = (await page.textContent('#provenance')) ?? '';
+    expect(provenance).toContain('0123456789abcdef0123456789abcdef01234567 (dirty: uncommitted changes)');
+    expect(provenance).toContain('e'.repeat(64));
+    expect(provenance).toContain('1'.repeat(64));
+    expect(provenance).toContain('2'.repeat(64));
+    expect(provenance).toMatch(/wall time per phase.*training/);
+    expect(provenance).toContain('120 min wall, 0 GPU hours: within budget');
+    expect(provenance).toContain('none (the spec as pre-registered)');
+    expect(await page.textContent('#provenance .stand-in')).toMatch(/`arith`, which stands in for GSM8K/);
+    // the discordant rows: the items exactly one arm got right, counted here from the fixture's eval results
+    const t = run.eval[run.treatment];
+    const b = run.eval[run.baseline];
+    const expected = t.flatMap((c, i) => (c !== b[i] ? [{ item: String(i), right: c ? run.treatment : run.baseline }] : []));
+    expect(expected.length).toBeGreaterThan(0);
+    const rows = await page.$$eval('#discordant tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')));
+    expect(rows.map(([item, right]) => ({ item, right }))).toEqual(expected.slice(0, 50));
+    // both answers: the right arm's is the item id, the other's the fixture's wrong answer 7
+    for (const [item, right, tAnswer, bAnswer] of rows) expect(right === run.treatment ? [tAnswer, bAnswer] : [bAnswer, tAnswer]).toEqual([item, '7']);
+    await page.close();
+    expect(browser.errors).toEqual([]);
+  });
+
   it('draws the report of a run laid out differently (flat record, no pilot.json, no spec.json)', async () => {
     const flat = writeSyntheticRun(path.join(work, 'flat'), { layout: 'flat', steps: 3, evalItems: 30 });
     const { file, charts } = writeReport(flat.root);

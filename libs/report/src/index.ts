@@ -3,4 +3,5 @@ export * from './histogram';
 export * from './report-model';
 export * from './report-html';
 export * from './report-writer';
+export * from './provenance';
 export * from './testing/synthetic-run.fixture';

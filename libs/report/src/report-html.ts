@@ -83,6 +83,12 @@ export function renderReportHtml(model: ReportModel, chartJsSource: string): str
 <dl class="meta">${model.meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 </header>
 
+<section id="provenance">
+<h2>Provenance and configuration</h2>
+${model.provenance.datasetNote ? `<p class="stand-in"><strong>${esc(model.provenance.datasetNote)}</strong></p>` : ''}
+<dl class="meta">${model.provenance.rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
+</section>
+
 <section id="verdict" class="verdict tone-${model.verdict.tone}">
 <h2>Verdict: ${esc(model.verdict.headline)}</h2>
 ${model.verdict.reasoning.length > 0 ? `<ul>${model.verdict.reasoning.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : ''}
@@ -113,6 +119,11 @@ ${charts('distributions')}
 <section id="paired">
 <h2>Paired evaluation: correct and incorrect items</h2>
 ${missing('paired')}${pairedTable(model)}
+</section>
+
+<section id="discordant">
+<h2>Discordant items: only one arm right${model.discordant ? ` (${model.discordant.total})` : ''}</h2>
+${model.discordant && model.discordant.items.length > 0 ? `<table class="discordant"><thead><tr><th>item</th><th>right</th><th>${esc(model.discordant.treatment)} answered</th><th>${esc(model.discordant.baseline)} answered</th></tr></thead><tbody>${model.discordant.items.map((d) => `<tr><td>${esc(d.itemId)}</td><td>${esc(d.rightArm)}</td><td>${esc(d.treatmentAnswer)}</td><td>${esc(d.baselineAnswer)}</td></tr>`).join('')}</tbody></table>${model.discordant.total > model.discordant.items.length ? `<p class="missing">the first ${model.discordant.items.length} of ${model.discordant.total}</p>` : ''}` : '<p class="missing">no discordant items (or no eval files for both arms)</p>'}
 </section>
 
 <section id="decision">

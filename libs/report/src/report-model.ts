@@ -1,8 +1,10 @@
 // What the report shows, computed from a run: the chart.js configuration of every chart (plain JSON, drawn by
-// the page as is) and the tables. Pure: RunData in, ReportModel out.
+// the page as is) and the tables: RunData in, ReportModel out (the provenance block and the discordant items are
+// read from the run directory unless given).
 import type { ChartConfiguration } from 'chart.js';
 import { pairItems, PairedItemsError } from '@rx/stats';
 import { histogram, sharedRange } from './histogram';
+import { discordantItems, readProvenance, type DiscordantItem, type Provenance } from './provenance';
 import type { DecisionNumbers, GateBound, GateReportEntry, RunData, StepSeries } from './run-dir';
 
 export type SectionId = 'reward' | 'gates' | 'distributions' | 'decision';
@@ -56,6 +58,8 @@ export interface ReportModel {
   baseAccuracy: { n: number; accuracy: number } | null;
   decision: DecisionNumbers | null;
   charts: ChartSpec[];
+  provenance: Provenance;
+  discordant: { items: DiscordantItem[]; total: number; treatment: string; baseline: string } | null;
   /** what a section lacks, shown in its place */
   missing: Partial<Record<SectionId | 'paired', string>>;
   notes: string[];
@@ -77,7 +81,20 @@ export const COLORS = {
 
 const HISTOGRAM_BINS = 30;
 
-export function buildReportModel(run: RunData, generatedAt?: string): ReportModel {
+export interface ReportExtras {
+  provenance: Provenance;
+  discordant: ReportModel['discordant'];
+}
+
+/** the provenance block and the discordant items of a run, read from its directory */
+export function readReportExtras(run: RunData): ReportExtras {
+  return {
+    provenance: readProvenance(run.root),
+    discordant: run.treatment && run.baseline ? { ...discordantItems(run.root, run.treatment, run.baseline), treatment: run.treatment, baseline: run.baseline } : null,
+  };
+}
+
+export function buildReportModel(run: RunData, generatedAt?: string, extras: ReportExtras = readReportExtras(run)): ReportModel {
   const notes = [...run.notes];
   const missing: ReportModel['missing'] = {};
   const color = seriesColors(run);
@@ -117,7 +134,7 @@ export function buildReportModel(run: RunData, generatedAt?: string): ReportMode
   if (generatedAt) meta.push(['report written', generatedAt]);
 
   return {
-    title: run.title ?? 'Experiment run',
+    title: titleFor(run.title ?? 'Experiment run', extras.provenance),
     runId: run.runId,
     meta,
     verdict: run.verdict
@@ -129,10 +146,18 @@ export function buildReportModel(run: RunData, generatedAt?: string): ReportMode
     paired,
     baseAccuracy: base ? { n: base.items.length, accuracy: base.items.filter((i) => i.correct).length / base.items.length } : null,
     decision: run.decision,
+    provenance: extras.provenance,
+    discordant: extras.discordant,
     charts,
     missing,
     notes,
   };
+}
+
+/** a title that names GSM8K says what stands in for it */
+function titleFor(title: string, p: Provenance): string {
+  const dataset = p.rows.find(([k]) => k === 'dataset')?.[1];
+  return p.datasetNote && dataset && /gsm8k/i.test(title) ? `${title} (run on ${dataset}, standing in for GSM8K)` : title;
 }
 
 // --- colours -----------------------------------------------------------------------------------------------------

@@ -87,7 +87,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
     backend: 'embedded',
     services: 'spawn',
   });
-  if (!omit.has('spec') && layout === 'controller') w.json('spec.json', spec);
+  if (!omit.has('spec') && layout === 'controller') w.json('spec.json', { ...spec, dataset: { name: 'arith' } });
   w.json(
     'effective-config.json',
     layout === 'flat'
@@ -251,6 +251,11 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
             evaluation: stopped ? null : { evaluator_id: 'c'.repeat(64), models: {} },
             decision: summary,
             wall_seconds: wall,
+            code_revision: { git: { commit: '0123456789abcdef0123456789abcdef01234567', dirty: true }, sha256: 'd'.repeat(64) },
+            spec: { source: 'specs/embedded.json', source_sha256: 'f'.repeat(64), sha256: 'e'.repeat(64), override: null },
+            predictions: { sha256: '1'.repeat(64), fields: [] },
+            observations: { sha256: '2'.repeat(64), files: {} },
+            feasibility: { budget: { max_wall_minutes: 120, gpu_hours: 0 }, within_budget: true },
           },
     );
   }
