@@ -120,7 +120,7 @@ describe('the run report in headless Chromium', () => {
     const b = run.eval[run.baseline];
     const expected = t.flatMap((c, i) => (c !== b[i] ? [{ item: String(i), right: c ? run.treatment : run.baseline }] : []));
     expect(expected.length).toBeGreaterThan(0);
-    const rows = await page.$$eval('#discordant tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')));
+    const rows = await page.$$eval('#discordant tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => (td as { textContent: string | null }).textContent ?? '')));
     expect(rows.map(([item, right]) => ({ item, right }))).toEqual(expected.slice(0, 50));
     // both answers: the right arm's is the item id, the other's the fixture's wrong answer 7
     for (const [item, right, tAnswer, bAnswer] of rows) expect(right === run.treatment ? [tAnswer, bAnswer] : [bAnswer, tAnswer]).toEqual([item, '7']);
