@@ -59,8 +59,8 @@ describe('the run report in headless Chromium', () => {
     expect(browser.requests.length).toBeGreaterThan(0);
     expect(browser.requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
 
-    // reward, six gates, two distributions, the Hoeffding interval
-    expect(written.charts).toBe(10);
+    // reward, format rate, completion length, six gates, two distributions, the Hoeffding interval
+    expect(written.charts).toBe(12);
     expect(drawn).toBe(String(written.charts));
     expect(probes.map((p) => p.id)).toEqual(expect.arrayContaining(['chart-reward', 'chart-advantages', 'chart-neighbors', 'chart-hoeffding', 'chart-gate-0', 'chart-gate-5']));
     for (const p of probes) {
@@ -124,6 +124,10 @@ describe('the run report in headless Chromium', () => {
     expect(rows.map(([item, right]) => ({ item, right }))).toEqual(expected.slice(0, 50));
     // both answers: the right arm's is the item id, the other's the fixture's wrong answer 7
     for (const [item, right, tAnswer, bAnswer] of rows) expect(right === run.treatment ? [tAnswer, bAnswer] : [bAnswer, tAnswer]).toEqual([item, '7']);
+    // the format-rate and completion-length curves, one per arm, drawn (the first test probes their pixels)
+    const titles = await page.$$eval('#reward canvas', (cs) => cs.map((c) => (c as { getAttribute(n: string): string | null }).getAttribute('aria-label') ?? (c as { id: string }).id));
+    expect(titles.join('\n')).toMatch(/format/i);
+    expect(titles.join('\n')).toMatch(/length/i);
     await page.close();
     expect(browser.errors).toEqual([]);
   });
@@ -135,7 +139,7 @@ describe('the run report in headless Chromium', () => {
     const probes = (await page.evaluate(CANVAS_PROBE)) as CanvasProbe[];
     await page.close();
     expect(browser.errors).toEqual([]);
-    expect(charts).toBe(10);
+    expect(charts).toBe(12);
     expect(probes.every((p) => p.hasChart && p.differsFromBlank && p.colorHits.every((h) => h >= MIN_DATA_PIXELS))).toBe(true);
   });
 

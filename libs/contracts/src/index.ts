@@ -15,6 +15,7 @@ export * from './stage-timings.schema';
 export * from './step-event.schema';
 export * from './step-gate-metrics.schema';
 export * from './step-header.schema';
+export * from './step-metrics-line';
 export * from './step-metrics-line.schema';
 export * from './step-plan.schema';
 export * from './step-record.schema';

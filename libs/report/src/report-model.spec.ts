@@ -113,7 +113,7 @@ describe('buildReportModel', () => {
     expect(h[3].data).toEqual([{ x: -0.03, y: -1 }, { x: -0.03, y: 1 }]);
     expect(h[3].label).toMatch(/^margin = -0\.03/);
     expect(model.verdict).toMatchObject({ headline: d?.outcome, tone: d?.outcome, source: 'record.json' });
-    expect(model.charts.map((c) => c.id)).toEqual(['chart-reward', ...[0, 1, 2, 3, 4, 5].map((i) => `chart-gate-${i}`), 'chart-advantages', 'chart-neighbors', 'chart-hoeffding']);
+    expect(model.charts.map((c) => c.id)).toEqual(['chart-reward', 'chart-format-rate', 'chart-completion-length', ...[0, 1, 2, 3, 4, 5].map((i) => `chart-gate-${i}`), 'chart-advantages', 'chart-neighbors', 'chart-hoeffding']);
   });
 
   it('notes a decision that disagrees with the eval files', () => {

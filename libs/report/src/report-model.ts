@@ -5,6 +5,7 @@ import type { ChartConfiguration } from 'chart.js';
 import { pairItems, PairedItemsError } from '@rx/stats';
 import { histogram, sharedRange } from './histogram';
 import { discordantItems, readProvenance, type DiscordantItem, type Provenance } from './provenance';
+import { readArmCurves, type ArmCurves } from './step-curves';
 import type { DecisionNumbers, GateBound, GateReportEntry, RunData, StepSeries } from './run-dir';
 
 export type SectionId = 'reward' | 'gates' | 'distributions' | 'decision';
@@ -84,6 +85,8 @@ const HISTOGRAM_BINS = 30;
 export interface ReportExtras {
   provenance: Provenance;
   discordant: ReportModel['discordant'];
+  /** each arm's metrics.jsonl */
+  curves: ArmCurves[];
 }
 
 /** the provenance block and the discordant items of a run, read from its directory */
@@ -91,6 +94,7 @@ export function readReportExtras(run: RunData): ReportExtras {
   return {
     provenance: readProvenance(run.root),
     discordant: run.treatment && run.baseline ? { ...discordantItems(run.root, run.treatment, run.baseline), treatment: run.treatment, baseline: run.baseline } : null,
+    curves: readArmCurves(run.root, run.arms.map((a) => a.name)).curves,
   };
 }
 
@@ -103,6 +107,8 @@ export function buildReportModel(run: RunData, generatedAt?: string, extras: Rep
   const reward = rewardChart(run.steps, color);
   if (reward) charts.push(reward);
   else missing.reward = 'no step logs with a reward in this run';
+
+  charts.push(...curveCharts(extras.curves, color));
 
   const gateCharts = run.gateReports.length > 0 ? gateMetricCharts(run.gateReports) : [];
   charts.push(...gateCharts);
@@ -219,6 +225,36 @@ function rewardChart(series: readonly StepSeries[], color: SeriesColor): ChartSp
     },
   };
   return { id: 'chart-reward', section: 'reward', title: 'Reward per step', config, dataColors: [...new Set(drawn.map((s) => color(s)))] };
+}
+
+// --- format rate and completion length per step (metrics.jsonl) --------------------------------------------------
+function curveCharts(curves: readonly ArmCurves[], color: SeriesColor): ChartSpec[] {
+  if (curves.length === 0) return [];
+  const chart = (id: string, title: string, yTitle: string, y: (l: ArmCurves['lines'][number]) => number, yRange?: { min: number; max: number }): ChartSpec => {
+    const config: ChartConfiguration<'line'> = {
+      type: 'line',
+      data: {
+        datasets: curves.map((c) => ({
+          label: c.arm,
+          data: c.lines.map((l) => ({ x: l.step, y: y(l) })),
+          borderColor: color({ arm: c.arm, label: c.arm }),
+          backgroundColor: color({ arm: c.arm, label: c.arm }),
+          borderWidth: 2.5,
+          pointRadius: 3,
+          tension: 0,
+        })),
+      },
+      options: {
+        ...baseOptions(title),
+        scales: { x: { type: 'linear', title: { display: true, text: 'step' }, ticks: { precision: 0 } }, y: { ...(yRange ?? {}), title: { display: true, text: yTitle } } },
+      },
+    };
+    return { id, section: 'reward', title, config, dataColors: [...new Set(curves.map((c) => color({ arm: c.arm, label: c.arm })))] };
+  };
+  return [
+    chart('chart-format-rate', 'Format rate per step (env/all/format)', 'fraction of rollouts well formed', (l) => l['env/all/format'], { min: 0, max: 1 }),
+    chart('chart-completion-length', 'Mean completion length per step (env/all/ac_tokens_per_turn)', 'completion tokens per rollout', (l) => l['env/all/ac_tokens_per_turn']),
+  ];
 }
 
 // --- gates against their bounds ----------------------------------------------------------------------------------

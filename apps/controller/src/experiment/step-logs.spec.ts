@@ -1,5 +1,5 @@
-import type { StepRecord } from '@rx/contracts';
-import { stepMetricsLine, stepTranscripts } from './step-logs';
+import { stepMetricsLine, type StepRecord } from '@rx/contracts';
+import { stepTranscripts } from './step-logs';
 
 const rollout = (i: number, o: { reward: number; correct: boolean; formatOk: boolean; tokens: number; fallback: boolean }) => ({
   rolloutId: `3-${i}`,

@@ -1,8 +1,8 @@
-// Beside each arm's steps.jsonl: metrics.jsonl (one flat line per step, the cookbook's key names) and
+// Beside each arm's steps.jsonl: metrics.jsonl (one flat line per step, the cookbook's key names: stepMetricsLine) and
 // transcripts.jsonl (the few completions each step record keeps whole, decoded, with their prompt, reward and
 // advantage). Both are derived from the step records, so a resumed or restarted arm rewrites them from its records.
 import * as path from 'node:path';
-import type { StepMetricsLine, StepRecord, TranscriptLine } from '@rx/contracts';
+import { stepMetricsLine, type StepRecord, type TranscriptLine } from '@rx/contracts';
 import type { ExperimentContext } from './experiment-context';
 
 export function metricsFileFor(stepsFile: string): string {
@@ -11,36 +11,6 @@ export function metricsFileFor(stepsFile: string): string {
 
 export function transcriptsFileFor(stepsFile: string): string {
   return path.join(path.dirname(stepsFile), 'transcripts.jsonl');
-}
-
-const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
-
-/** the flat metrics line of one step of an arm trained for `steps` steps */
-export function stepMetricsLine(r: StepRecord, steps: number): StepMetricsLine {
-  const ro = r.rollouts;
-  const line: StepMetricsLine = {
-    step: r.step,
-    'progress/done_frac': Math.min(1, (r.step + 1) / steps),
-    'optim/lr': r.learningRate,
-    'env/all/reward/total': mean(ro.map((x) => x.reward)),
-    'env/all/correct': mean(ro.map((x) => (x.correct ? 1 : 0))),
-    'env/all/format': mean(ro.map((x) => (x.formatOk ? 1 : 0))),
-    'env/all/ac_tokens_per_turn': mean(ro.map((x) => x.completionTokens)),
-    'env/all/total_episodes': ro.length,
-    'rx/loss_sum': r.loss,
-    'rx/frac_nonzero_advantage': r.gate.fracNonzeroAdvantage,
-    'rx/effective_neighbors/p10': r.gate.effectiveNeighbors.p10,
-    'rx/effective_neighbors/p50': r.gate.effectiveNeighbors.p50,
-    'rx/effective_neighbors/p90': r.gate.effectiveNeighbors.p90,
-    'rx/fallback_count': ro.filter((x) => x.fallback).length,
-  };
-  if (r.logprobStats) {
-    line['optim/kl_sample_train_v1'] = r.logprobStats.klSampleTrainV1;
-    line['optim/kl_sample_train_v2'] = r.logprobStats.klSampleTrainV2;
-    line['optim/entropy'] = r.logprobStats.entropy;
-  }
-  for (const [stage, seconds] of Object.entries(r.timings)) if (seconds !== undefined) line[`time/${stage}` as 'time/train'] = seconds;
-  return line;
 }
 
 /** the step's kept completions, decoded, with the question they answer */

@@ -7,7 +7,7 @@
 // The shapes are restated here by hand (a lib does not import an app); seeded: the same options give the same files.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { stepRecordSchema, type StepRecord } from '@rx/contracts';
+import { stepMetricsLine, stepRecordSchema, type StepRecord } from '@rx/contracts';
 import { evaluateGates, formatGateReport, gateMetrics, type ActivationGateSource, type GateReport, type HeldoutPromptRewards, type LoggedBatch } from '@rx/gates';
 import { hoeffdingRecord, pairedHoeffding, percentile, type HoeffdingRecord, type HoeffdingRule } from '@rx/stats';
 import { mulberry32 } from '@rx/stats';
@@ -172,6 +172,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
   if (!omit.has('training') && !stopped) {
     for (const [arm, records] of Object.entries(training)) {
       w.lines(path.join(arm, 'steps.jsonl'), records);
+      w.lines(path.join(arm, 'metrics.jsonl'), records.map((r) => stepMetricsLine(r, steps)));
       w.json(path.join(arm, 'training.json'), {
         arm,
         run_id: `${runId}.t1`,
@@ -290,7 +291,7 @@ function stepRecord(
         completionTokens: 20 + Math.floor(80 * rand()),
         reward,
         correct: reward === 1,
-        formatOk: true,
+        formatOk: reward === 1 || (g + k + step) % 4 !== 0,
         advantage: reward - baseline,
         baseline,
         effectiveNeighbors: estimator === 'group_mean' ? groupSize - 1 : ess[0] + (ess[1] - ess[0]) * rand(),
