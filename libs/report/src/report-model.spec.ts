@@ -59,6 +59,10 @@ describe('buildReportModel', () => {
     expect(scale.max).toBeGreaterThanOrEqual(Math.max(...values, 8));
     expect(points.data).toEqual([{ x: 'pilot bw0.5 (failed)', y: values[0] }, { x: 'pilot bw1.0', y: values[1] }]);
     expect(points.pointBackgroundColor).toEqual([COLORS.fail, COLORS.pass]);
+    // a one-sided bound is also drawn as a dashed threshold line at 8; a two-sided one ([0.1, 0.9]) has none
+    const threshold = datasets(ess)[2] as unknown as { label: string; data: unknown; borderDash: number[] };
+    expect([threshold.label, threshold.data, threshold.borderDash.length > 0]).toEqual(['threshold (>= 8)', [{ x: 'pilot bw0.5 (failed)', y: 8 }, { x: 'pilot bw1.0', y: 8 }], true]);
+    expect(datasets(gates.find((c) => c.title === 'pilot_mean_reward')).map((d) => (d as { label?: string }).label)).not.toContainEqual(expect.stringMatching(/^threshold/));
     // "in {1}": a narrow band around the allowed value
     const size = datasets(gates.find((c) => c.title === 'executed_group_size_treatment'));
     const [lo, hi] = size[0].data[0] as [number, number];

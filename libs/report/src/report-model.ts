@@ -282,9 +282,15 @@ function gateMetricCharts(reports: readonly GateReportEntry[]): ChartSpec[] {
       barPercentage: 0.55,
       categoryPercentage: 1,
     }));
+    const first = rows[0].g;
+    // a one-sided bound (min only or max only) is also drawn as a threshold line across the reports
+    const thresholdOf = (b: GateBound): number | null => (b.min !== undefined && b.max === undefined ? b.min : b.max !== undefined && b.min === undefined ? b.max : null);
+    const thresholds = rows.map((r) => ({ x: r.label, y: thresholdOf(r.g.bound) }));
+    const threshold = thresholds.every((t) => t.y !== null)
+      ? [{ type: 'line' as const, label: `threshold (${first.boundText})`, data: thresholds as Array<{ x: string; y: number }>, order: 0, borderColor: COLORS.margin, backgroundColor: COLORS.margin, borderWidth: 2, borderDash: [8, 5], pointRadius: 0, fill: false }]
+      : [];
     const points = rows.flatMap((r) => valuesOf(r.g.value).map((v) => ({ x: r.label, y: v, pass: r.g.pass })));
     const pointColors = points.map((p) => (p.pass ? COLORS.pass : COLORS.fail));
-    const first = rows[0].g;
     const config: ChartConfiguration<'bar' | 'line', BarLineData, string> = {
       type: 'bar',
       data: {
@@ -304,6 +310,7 @@ function gateMetricCharts(reports: readonly GateReportEntry[]): ChartSpec[] {
             backgroundColor: COLORS.pass,
             borderColor: COLORS.pass,
           },
+          ...threshold,
         ],
       },
       options: {
@@ -314,7 +321,7 @@ function gateMetricCharts(reports: readonly GateReportEntry[]): ChartSpec[] {
         },
       },
     };
-    const dataColors = [...new Set([COLORS.band, ...pointColors])];
+    const dataColors = [...new Set([COLORS.band, ...pointColors, ...(threshold.length > 0 ? [COLORS.margin] : [])])];
     return { id: `chart-gate-${index}`, section: 'gates' as const, title: metric, config, dataColors };
   });
 }
