@@ -1,5 +1,6 @@
 // The Kubernetes overlays, rendered by `kubectl kustomize` and validated object by object against the Kubernetes
-// OpenAPI schemas (kubernetes-models), then checked for what a working deployment needs: probes on /health,
+// OpenAPI schemas (kubernetes-models), then checked for what a working deployment needs: probes on /health/live and
+// /health/ready,
 // resources, non-root, secrets only by reference, every reference resolving inside the render.
 import * as fs from 'node:fs';
 import type { IContainer } from 'kubernetes-models/v1/Container';
@@ -112,7 +113,7 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       expect(problems).toEqual([]);
     });
 
-    it('gives every rx container /health startup, readiness and liveness probes on its PORT, resources and a non-root context', () => {
+    it('gives every rx container startup and liveness probes on /health/live, readiness on /health/ready, on its PORT, resources and a non-root context', () => {
       const problems: string[] = [];
       for (const w of rxWorkloads(objects)) {
         const pod = w.template.spec;
@@ -123,9 +124,11 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
           const port = Number(env.PORT);
           const httpPort = (c.ports ?? []).find((p) => p.name === 'http');
           if (!httpPort || httpPort.containerPort !== port) problems.push(`${w.name}: containerPort 'http' ${httpPort?.containerPort} != PORT ${env.PORT}`);
-          for (const kind of ['startupProbe', 'readinessProbe', 'livenessProbe'] as const) {
+          // terminus: liveness never depends on Redis or the backend (an outage must not restart every pod)
+          const probePaths = { startupProbe: '/health/live', readinessProbe: '/health/ready', livenessProbe: '/health/live' } as const;
+          for (const [kind, want] of Object.entries(probePaths) as Array<[keyof typeof probePaths, string]>) {
             const get = c[kind]?.httpGet;
-            if (!get || get.path !== '/health' || (get.port !== 'http' && get.port !== port)) problems.push(`${w.name}: ${kind} is not GET /health on the http port`);
+            if (!get || get.path !== want || (get.port !== 'http' && get.port !== port)) problems.push(`${w.name}: ${kind} is not GET ${want} on the http port`);
           }
           for (const side of ['requests', 'limits'] as const) {
             for (const r of ['cpu', 'memory']) if (!c.resources?.[side]?.[r]) problems.push(`${w.name}: no resources.${side}.${r}`);
