@@ -57,9 +57,26 @@ describeWithKubectl(`k8s scaling and disruption budgets (${kubectl ?? 'no kubect
     it('is the embedded overlay plus ScaledObjects and their TriggerAuthentication, minus the CPU HPAs', () => {
       const embedded = render('embedded').filter((o) => o.kind !== 'HorizontalPodAutoscaler').map((o) => `${o.kind}/${o.metadata.name}`).sort();
       const keda = objects().map((o) => `${o.kind}/${o.metadata.name}`).sort();
-      expect(keda).toEqual([...embedded, 'ScaledObject/grader', 'ScaledObject/sampler', 'TriggerAuthentication/rx-redis'].sort());
+      expect(keda).toEqual([...embedded, 'NetworkPolicy/keda-to-redis', 'ScaledObject/grader', 'ScaledObject/sampler', 'TriggerAuthentication/rx-redis'].sort());
       expect(hpaTargets(objects())).toEqual([]);
       for (const o of objects()) expect([o.metadata.name, o.metadata.namespace, o.metadata.labels?.['app.kubernetes.io/part-of']]).toEqual([o.metadata.name, o.kind === 'Namespace' ? undefined : 'rx', 'rx']);
+    });
+
+    it('lets the KEDA operator reach Redis on 6379 and nothing else (the base policies deny the rest)', () => {
+      const np = find(objects(), 'NetworkPolicy', 'keda-to-redis') as KubeObject;
+      expect(schemaErrors(np)).toBeUndefined();
+      type Expr = { key: string; operator: string; values: string[] };
+      const spec = np.spec as { podSelector: { matchExpressions: Expr[] }; policyTypes: string[]; ingress: Array<{ from: Array<{ namespaceSelector: { matchExpressions: Expr[] }; podSelector: { matchExpressions: Expr[] } }>; ports: unknown[] }> };
+      expect(spec.podSelector.matchExpressions).toEqual([{ key: 'app.kubernetes.io/name', operator: 'In', values: ['redis'] }]);
+      expect(spec.policyTypes).toEqual(['Ingress']);
+      expect(spec.ingress).toHaveLength(1);
+      expect(spec.ingress[0].from.map((f) => [f.namespaceSelector.matchExpressions, f.podSelector.matchExpressions])).toEqual([
+        [[{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['keda'] }], [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['keda-operator'] }]],
+      ]);
+      expect(spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 6379 }]);
+      // the Redis pods the policy selects are the ones the ScaledObjects' address names
+      const redis = workloads(objects()).find((w) => w.name === 'redis');
+      expect(redis?.template.metadata?.labels?.['app.kubernetes.io/name']).toBe('redis');
     });
 
     it.each(['sampler', 'grader'] as const)('scales %s on the wait list of the queue it consumes, and on CPU', (worker) => {

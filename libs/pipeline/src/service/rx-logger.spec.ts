@@ -19,13 +19,13 @@ describe('the rx logger (pino, secrets redacted by path)', () => {
     const { lines, logger } = logged();
     logger.info({
       event: 'ready',
-      config: { TINKER_API_KEY: 'tml-SECRET-1', PORT: 3104, RX_POLICY_TOKEN: 'SECRET-2' },
+      config: { TINKER_API_KEY: 'tml-SECRET-1', PORT: 3104, RX_POLICY_API_KEY: 'SECRET-2' },
       req: { headers: { authorization: 'Bearer SECRET-3', 'x-api-key': 'SECRET-4', host: 'h' } },
       backend: { apiKey: 'SECRET-5', password: 'SECRET-6' },
     });
     expect(lines[0]).not.toMatch(/SECRET/);
     const line = JSON.parse(lines[0]) as { config: Record<string, unknown>; req: { headers: Record<string, unknown> }; backend: Record<string, unknown> };
-    expect(line.config).toEqual({ TINKER_API_KEY: REDACTED, PORT: 3104, RX_POLICY_TOKEN: REDACTED });
+    expect(line.config).toEqual({ TINKER_API_KEY: REDACTED, PORT: 3104, RX_POLICY_API_KEY: REDACTED });
     expect(line.req.headers).toEqual({ authorization: REDACTED, 'x-api-key': REDACTED, host: 'h' });
     expect(line.backend).toEqual({ apiKey: REDACTED, password: REDACTED });
   });

@@ -7,8 +7,8 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 export const REDACTED_PATHS = [
   'TINKER_API_KEY',
   '*.TINKER_API_KEY',
-  'RX_POLICY_TOKEN',
-  '*.RX_POLICY_TOKEN',
+  'RX_POLICY_API_KEY',
+  '*.RX_POLICY_API_KEY',
   'apiKey',
   '*.apiKey',
   '*.api_key',
