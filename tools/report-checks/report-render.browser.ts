@@ -120,7 +120,14 @@ describe('the run report in headless Chromium', () => {
     const b = run.eval[run.baseline];
     const expected = t.flatMap((c, i) => (c !== b[i] ? [{ item: String(i), right: c ? run.treatment : run.baseline }] : []));
     expect(expected.length).toBeGreaterThan(0);
-    const rows = await page.$$eval('#discordant tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => (td as { textContent: string | null }).textContent ?? '')));
+    type Cell = { textContent: string | null; querySelector(sel: string): Cell | null };
+    const rows = await page.$$eval('#discordant tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => { const c = td as unknown as Cell; return (c.querySelector('.answer') ?? c).textContent ?? ''; })),
+    );
+    const completions = await page.$$eval('#discordant tbody tr .completion', (cs) => cs.map((c) => (c as unknown as Cell).textContent ?? ''));
+    // each answer comes with the start of its completion, which boxes that answer
+    expect(completions).toHaveLength(2 * rows.length);
+    rows.forEach(([, , tAnswer, bAnswer], i) => expect([completions[2 * i], completions[2 * i + 1]]).toEqual([`... \\boxed{${tAnswer}}`, `... \\boxed{${bAnswer}}`]));
     expect(rows.map(([item, right]) => ({ item, right }))).toEqual(expected.slice(0, 50));
     // both answers: the right arm's is the item id, the other's the fixture's wrong answer 7
     for (const [item, right, tAnswer, bAnswer] of rows) expect(right === run.treatment ? [tAnswer, bAnswer] : [bAnswer, tAnswer]).toEqual([item, '7']);

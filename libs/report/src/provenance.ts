@@ -8,7 +8,7 @@ import { z } from 'zod';
 const sha = z.string();
 const recordProvenanceSchema = z
   .object({
-    code_revision: z.object({ git: z.object({ commit: z.string(), dirty: z.boolean() }).nullable().optional(), sha256: sha.optional() }).passthrough().optional(),
+    code_revision: z.object({ git: z.object({ commit: z.string(), dirty: z.boolean() }).nullable().optional(), tree_sha256: sha.optional() }).passthrough().optional(),
     spec: z.object({ sha256: sha.optional(), source_sha256: sha.optional(), override: z.object({ source: z.string(), sha256: sha }).nullable().optional() }).passthrough().optional(),
     predictions: z.object({ sha256: sha }).passthrough().optional(),
     observations: z.object({ sha256: sha }).passthrough().optional(),
@@ -41,7 +41,7 @@ export function readProvenance(root: string): Provenance {
   const r = record.success ? record.data : {};
   const git = r.code_revision?.git;
   rows.push(['commit', git ? `${git.commit}${git.dirty ? ' (dirty: uncommitted changes)' : ' (clean)'}` : 'unknown (no git revision recorded)']);
-  if (r.code_revision?.sha256) rows.push(['source sha256', r.code_revision.sha256]);
+  if (r.code_revision?.tree_sha256) rows.push(['source tree sha256', r.code_revision.tree_sha256]);
   if (r.spec?.sha256) rows.push(['spec sha256', r.spec.sha256]);
   rows.push(['spec revision', r.spec?.override ? `override ${r.spec.override.source} (sha256 ${r.spec.override.sha256})` : 'none (the spec as pre-registered)']);
   if (r.predictions) rows.push(['predictions sha256', r.predictions.sha256]);
@@ -69,18 +69,24 @@ export interface DiscordantItem {
   rightArm: string;
   treatmentAnswer: string;
   baselineAnswer: string;
+  /** the start of each completion */
+  treatmentCompletion: string;
+  baselineCompletion: string;
 }
 
-const evalLineSchema = z.object({ item_id: z.union([z.string(), z.number()]), correct: z.boolean(), extracted_answer: z.string().nullable().optional() }).passthrough();
+// a line of <model>/eval.jsonl as the evaluator writes it (apps/controller evaluator.ts)
+const evalLineSchema = z.object({ item_id: z.union([z.string(), z.number()]), correct: z.boolean(), extracted: z.string().nullable().optional(), completion: z.string().optional() }).passthrough();
 
-function answers(file: string): Map<string, { correct: boolean; answer: string }> {
-  const out = new Map<string, { correct: boolean; answer: string }>();
+const COMPLETION_SHOWN = 120;
+
+function answers(file: string): Map<string, { correct: boolean; answer: string; completion: string }> {
+  const out = new Map<string, { correct: boolean; answer: string; completion: string }>();
   if (!existsSync(file)) return out;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
     try {
       const p = evalLineSchema.safeParse(JSON.parse(line));
-      if (p.success) out.set(String(p.data.item_id), { correct: p.data.correct, answer: p.data.extracted_answer ?? '(no answer)' });
+      if (p.success) out.set(String(p.data.item_id), { correct: p.data.correct, answer: p.data.extracted ?? '(no answer)', completion: (p.data.completion ?? '').slice(0, COMPLETION_SHOWN) });
     } catch {
       // a torn line: left out
     }
@@ -96,7 +102,7 @@ export function discordantItems(root: string, treatment: string, baseline: strin
   for (const [id, x] of t) {
     const y = b.get(id);
     if (!y || x.correct === y.correct) continue;
-    items.push({ itemId: id, rightArm: x.correct ? treatment : baseline, treatmentAnswer: x.answer, baselineAnswer: y.answer });
+    items.push({ itemId: id, rightArm: x.correct ? treatment : baseline, treatmentAnswer: x.answer, baselineAnswer: y.answer, treatmentCompletion: x.completion, baselineCompletion: y.completion });
   }
   return { items: items.slice(0, limit), total: items.length };
 }

@@ -55,6 +55,7 @@ const STYLE = `
   .pass { color: #2b8a3e; font-weight: 600; } .fail { color: #c92a2a; font-weight: 600; }
   .missing { color: var(--muted); font-style: italic; }
   .notes li { color: #495057; font-size: 13px; }
+  table.discordant .completion { color: var(--muted); font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; }
   .caption { color: var(--muted); font-size: 13px; margin: 2px 0 8px; }
   @media print { .chart { break-inside: avoid; } }
 `;
@@ -123,7 +124,7 @@ ${missing('paired')}${pairedTable(model)}
 
 <section id="discordant">
 <h2>Discordant items: only one arm right${model.discordant ? ` (${model.discordant.total})` : ''}</h2>
-${model.discordant && model.discordant.items.length > 0 ? `<table class="discordant"><thead><tr><th>item</th><th>right</th><th>${esc(model.discordant.treatment)} answered</th><th>${esc(model.discordant.baseline)} answered</th></tr></thead><tbody>${model.discordant.items.map((d) => `<tr><td>${esc(d.itemId)}</td><td>${esc(d.rightArm)}</td><td>${esc(d.treatmentAnswer)}</td><td>${esc(d.baselineAnswer)}</td></tr>`).join('')}</tbody></table>${model.discordant.total > model.discordant.items.length ? `<p class="missing">the first ${model.discordant.items.length} of ${model.discordant.total}</p>` : ''}` : '<p class="missing">no discordant items (or no eval files for both arms)</p>'}
+${model.discordant && model.discordant.items.length > 0 ? `<table class="discordant"><thead><tr><th>item</th><th>right</th><th>${esc(model.discordant.treatment)} answered</th><th>${esc(model.discordant.baseline)} answered</th></tr></thead><tbody>${model.discordant.items.map((d) => `<tr><td>${esc(d.itemId)}</td><td>${esc(d.rightArm)}</td><td>${answerCell(d.treatmentAnswer, d.treatmentCompletion)}</td><td>${answerCell(d.baselineAnswer, d.baselineCompletion)}</td></tr>`).join('')}</tbody></table>${model.discordant.total > model.discordant.items.length ? `<p class="missing">the first ${model.discordant.items.length} of ${model.discordant.total}</p>` : ''}` : '<p class="missing">no discordant items (or no eval files for both arms)</p>'}
 </section>
 
 <section id="decision">
@@ -140,6 +141,11 @@ ${model.notes.length > 0 ? `<section id="notes"><h2>Notes on the run directory</
 </body>
 </html>
 `;
+}
+
+/** an extracted answer with the start of its completion beneath it */
+function answerCell(answer: string, completion: string): string {
+  return `<span class="answer">${esc(answer)}</span>${completion ? `<div class="completion">${esc(completion)}</div>` : ''}`;
 }
 
 function canvas(c: ChartSpec, cls: string): string {

@@ -196,7 +196,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
   }
   if (!omit.has('eval') && !stopped) {
     for (const [model, correct] of Object.entries(evalResult)) {
-      w.lines(path.join(model, 'eval.jsonl'), correct.map((c, i) => ({ item_id: i, correct: c, extracted_answer: c ? String(i) : '7', completion: `... \\boxed{${c ? i : 7}}` })));
+      w.lines(path.join(model, 'eval.jsonl'), correct.map((c, i) => ({ item_id: i, correct: c, extracted: c ? String(i) : '7', completion: `... \\boxed{${c ? i : 7}}` })));
     }
   }
 
@@ -252,7 +252,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
             evaluation: stopped ? null : { evaluator_id: 'c'.repeat(64), models: {} },
             decision: summary,
             wall_seconds: wall,
-            code_revision: { git: { commit: '0123456789abcdef0123456789abcdef01234567', dirty: true }, sha256: 'd'.repeat(64) },
+            code_revision: { git: { commit: '0123456789abcdef0123456789abcdef01234567', dirty: true }, tree_sha256: 'd'.repeat(64) },
             spec: { source: 'specs/embedded.json', source_sha256: 'f'.repeat(64), sha256: 'e'.repeat(64), override: null },
             predictions: { sha256: '1'.repeat(64), fields: [] },
             observations: { sha256: '2'.repeat(64), files: {} },
