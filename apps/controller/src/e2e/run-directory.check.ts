@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { stepMetricsLineSchema, stepRecordSchema, TRANSCRIPTS_PER_STEP, transcriptLineSchema, type StepRecord } from '@rx/contracts';
 import { evaluateGates, gateMetrics } from '@rx/gates';
 import { baselineArm, decisionRule, loadSpecText, treatmentArm, type ExperimentSpec } from '@rx/spec';
+import { discordantItems } from '@rx/report';
 import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
 import { loggedBatch } from '../experiment/arm-driver';
 import { REPO_ROOT } from '../infra/repo-root';
@@ -136,6 +137,15 @@ export function checkCompletedRun(out: string, expectedTestIds: readonly string[
   expect(decide.status).toBe(0);
   expect(JSON.parse(decide.stdout)).toEqual(decision);
   expect(record.verdict.outcome).toBe(decision.outcome);
+  // the report's discordant items, read from the eval files the evaluator wrote: one per win, with both answers
+  const discordant = discordantItems(out, t, b, Number.MAX_SAFE_INTEGER);
+  expect(discordant.total).toBe(decision.wins_treatment + decision.wins_baseline);
+  const lines = (arm: string) => new Map(jsonLines<{ item_id: string; extracted: string | null; completion: string }>(dir.evalFile(arm)).map((l) => [l.item_id, l]));
+  const [tLines, bLines] = [lines(t), lines(b)];
+  for (const d of discordant.items) {
+    expect([d.treatmentAnswer, d.baselineAnswer]).toEqual([tLines.get(d.itemId)?.extracted ?? '(no answer)', bLines.get(d.itemId)?.extracted ?? '(no answer)']);
+    expect(tLines.get(d.itemId)?.completion.startsWith(d.treatmentCompletion)).toBe(true);
+  }
 
   // code revision, observations, wall time per phase, feasibility against the budget
   expect(record.code_revision.files['apps/controller/src/main.ts']).toBe(sha256Hex(readFileSync(path.join(REPO_ROOT, 'apps/controller/src/main.ts'))));
