@@ -13,6 +13,7 @@ describe('policy server configuration', () => {
       longPollMs: 30_000,
       futureTtlMs: 600_000,
       fwdbwdMaxChunkLen: 1024,
+      seqGapTimeoutMs: 120_000,
       shutdownGraceMs: 10_000,
       apiKey: undefined,
       maxModels: 128,

@@ -41,6 +41,8 @@ export const policyServerConfigSchema = z
     RX_POLICY_LONG_POLL_MS: intVar(0, 30_000, 600_000),
     /** how long a finished future's result is kept */
     RX_POLICY_FUTURE_TTL_MS: intVar(1, 600_000),
+    /** how long a training request waits for a missing earlier seq_id before it fails and the gap is skipped */
+    RX_POLICY_SEQ_GAP_TIMEOUT_MS: intVar(1, 120_000, 3_600_000),
     /** forward_backward chunk size announced in client/config */
     RX_POLICY_FWDBWD_MAX_CHUNK_LEN: intVar(1, 1024),
     /** on SIGTERM, how long running work may finish before the server closes anyway */
@@ -81,6 +83,7 @@ export const policyServerConfigSchema = z
     longPollMs: e.RX_POLICY_LONG_POLL_MS,
     futureTtlMs: e.RX_POLICY_FUTURE_TTL_MS,
     fwdbwdMaxChunkLen: e.RX_POLICY_FWDBWD_MAX_CHUNK_LEN,
+    seqGapTimeoutMs: e.RX_POLICY_SEQ_GAP_TIMEOUT_MS,
     shutdownGraceMs: e.RX_POLICY_SHUTDOWN_GRACE_MS,
     apiKey: e.RX_POLICY_API_KEY,
     maxModels: e.RX_POLICY_MAX_MODELS,

@@ -1,9 +1,9 @@
 // The real EmbeddedBackend (@rx/embedded-model, tfjs) behind the policy server, on a tiny random base
-// checkpoint: TinkerBackend over HTTP gives the same samples, logprobs, loss and update as in-process.
+// checkpoint: TinkerBackend over HTTP gives the same samples, logprobs (as float32, the wire's), loss and update as in-process.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CHAR_VOCAB_SIZE, TinkerBackend, type Datum, type PolicyBackend } from '@rx/backend';
+import { CHAR_VOCAB_SIZE, TinkerBackend, float32Wire, type Datum, type PolicyBackend } from '@rx/backend';
 import { EMBEDDED_BASE_MODEL, EmbeddedBackend, initBaseParams, writeBaseCheckpoint } from '@rx/embedded-model';
 import { loadEmbeddedBackend } from './backend.factory';
 import { policyServerConfig } from './config';
@@ -45,7 +45,8 @@ describe('policy server over the EmbeddedBackend', () => {
     const server = await startPolicyServer(policyServerConfig({ port: 0, dataDir: path.join(root, 'served') }), served, { logger: false });
     const tinker = new TinkerBackend({ baseUrl: server.url, apiKey: 'local-key-1', retries: 0 });
     try {
-      const [remote, inProcess] = [await flow(tinker), await flow(local)];
+      // in-process results as the protobuf wire carries them (logprobs as float32)
+      const [remote, inProcess] = [await flow(tinker), await flow(float32Wire(local))];
       expect(remote).toEqual(inProcess);
       const [samples] = remote as [{ tokens: number[]; logprobs: number[] }[]];
       expect(samples).toHaveLength(3);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
-const entrySchema = z.object({ backendPath: z.string().min(1), baseModel: z.string().min(1) });
+const entrySchema = z.object({ backendPath: z.string().min(1), baseModel: z.string().min(1), loraRank: z.number().int().positive().optional() });
 const fileSchema = z.object({ version: z.literal(1), paths: z.record(z.string(), entrySchema) });
 export type PathEntry = z.infer<typeof entrySchema>;
 

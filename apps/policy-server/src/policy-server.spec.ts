@@ -3,7 +3,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InMemoryPolicyBackend, TinkerBackend, datumToWire } from '@rx/backend';
+import {
+  InMemoryPolicyBackend,
+  PROTOBUF_CONTENT_TYPE,
+  TinkerBackend,
+  datumToWire,
+  decodeForwardBackwardOutput,
+  encodeForwardBackwardRequest,
+  zstdCompress,
+} from '@rx/backend';
 import { policyServerConfig, type PolicyServerConfig } from './config';
 import { startPolicyServer, type PolicyServer } from './policy-server';
 
@@ -67,8 +75,12 @@ describe('policy server', () => {
     const fbResult = await result(server, fb.json.request_id);
     expect(fbResult).toMatchObject({ loss_fn_output_type: 'importance_sampling', metrics: { 'loss:sum': expect.any(Number) } });
     expect(await result(server, optim.json.request_id)).toEqual({ metrics: { 'step:max': 1 } });
-    const reuse = await call(server, 'optim_step', { model_id: modelId, seq_id: 2, adam_params: adam });
+    // the same seq_id with the same body is a resend (the SDK's application-level retry): the first future again
+    const resend = await call(server, 'optim_step', { model_id: modelId, seq_id: 2, adam_params: adam });
+    expect(resend).toEqual({ status: 200, json: { request_id: optim.json.request_id, model_id: modelId } });
+    const reuse = await call(server, 'optim_step', { model_id: modelId, seq_id: 2, adam_params: { ...adam, learning_rate: 0.02 } });
     expect(reuse).toEqual({ status: 409, json: { error: 'optim_step: seq_id 2 was already used' } });
+    expect(backend.calls.optimStep).toBe(1);
   });
 
   it('answers errors as one JSON message: validation, unknown ids, malformed JSON, unknown routes', async () => {
@@ -92,9 +104,104 @@ describe('policy server', () => {
     expect(await call(server, 'retrieve_future', { request_id: 'req_999' })).toEqual({ status: 404, json: { error: "unknown request_id 'req_999'" } });
     expect((await call(server, 'create_session', '{"sdk_version":')).json.error).toMatch(/^request body is not valid JSON/);
     expect(await call(server, 'no_such_route', {})).toEqual({ status: 404, json: { error: 'Cannot POST /api/v1/no_such_route' } });
-    // the refused seq_id 1 was not consumed: it still runs
-    const fb = await call(server, 'forward_backward', { model_id: modelId, seq_id: 1, forward_backward_input: { data: [datum], loss_fn: 'importance_sampling' } });
-    expect(fb.status).toBe(200);
+    // the refused seq_id 1 was consumed (as on the service: the SDK never resends it), so seq_id 2 runs at once
+    const again = await call(server, 'forward_backward', { model_id: modelId, seq_id: 1, forward_backward_input: { data: [datum], loss_fn: 'importance_sampling' } });
+    expect(again).toEqual({ status: 409, json: { error: 'forward_backward: seq_id 1 was already used' } });
+    const fb = await call(server, 'forward_backward', { model_id: modelId, seq_id: 2, forward_backward_input: { data: [datum], loss_fn: 'importance_sampling' } });
+    expect(await result(server, fb.json.request_id)).toMatchObject({ metrics: { 'loss:sum': expect.any(Number) } });
+  });
+
+  it('a refused optim_step does not stall the next one; a seq_id that never comes fails the waiting request after the bound', async () => {
+    const backend = new InMemoryPolicyBackend();
+    const server = await serve(backend, { seqGapTimeoutMs: 200, longPollMs: 100 });
+    const { modelId } = await model(server);
+    const refused = await call(server, 'optim_step', { model_id: modelId, seq_id: 1, adam_params: { ...adam, grad_clip_norm: 1 } });
+    expect(refused.status).toBe(400);
+    const next = await call(server, 'optim_step', { model_id: modelId, seq_id: 2, adam_params: adam });
+    expect(await result(server, next.json.request_id)).toEqual({ metrics: { 'step:max': 1 } });
+    // seq_id 3 never arrives: 4 waits for it, then fails after 200 ms; 5 runs; a late 3 is refused
+    const started = Date.now();
+    const waiting = await call(server, 'optim_step', { model_id: modelId, seq_id: 4, adam_params: adam });
+    expect(await result(server, waiting.json.request_id)).toEqual({
+      error: 'seq_id 4 waited 200 ms for seq_id 3, which never arrived; they are skipped and this request is not run',
+      category: 'user',
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    const after = await call(server, 'optim_step', { model_id: modelId, seq_id: 5, adam_params: adam });
+    expect(await result(server, after.json.request_id)).toEqual({ metrics: { 'step:max': 2 } });
+    expect((await call(server, 'optim_step', { model_id: modelId, seq_id: 3, adam_params: adam })).status).toBe(409);
+    expect(backend.calls.optimStep).toBe(2);
+  });
+
+  it('takes forward_backward as protobuf (plain and zstd) and answers results as protobuf to a client that accepts it', async () => {
+    const backend = new InMemoryPolicyBackend();
+    const server = await serve(backend);
+    const { modelId } = await model(server);
+    const json = await call(server, 'forward_backward', { model_id: modelId, seq_id: 1, forward_backward_input: { data: [datum], loss_fn: 'importance_sampling' } });
+    const viaJson = await result(server, json.json.request_id);
+    const request = { model_id: modelId, seq_id: 2, forward_backward_input: { data: [datum], loss_fn: 'importance_sampling' as const } };
+    for (const [seq, compressed] of [[2, false], [3, true]] as const) {
+      const plain = encodeForwardBackwardRequest({ ...request, seq_id: seq }, false);
+      const res = await fetch(`${server.url}/api/v1/forward_backward`, {
+        method: 'POST',
+        headers: { 'content-type': PROTOBUF_CONTENT_TYPE, ...(compressed ? { 'content-encoding': 'zstd' } : {}) },
+        body: compressed ? await zstdCompress(plain) : plain,
+      });
+      expect(res.status).toBe(200);
+      const { request_id } = (await res.json()) as { request_id: string };
+      let answer: Response;
+      do {
+        answer = await fetch(`${server.url}/api/v1/retrieve_future`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: PROTOBUF_CONTENT_TYPE },
+          body: JSON.stringify({ request_id }),
+        });
+      } while (answer.headers.get('content-type')?.startsWith('application/json'));
+      expect(answer.headers.get('content-type')).toBe(PROTOBUF_CONTENT_TYPE);
+      const decoded = decodeForwardBackwardOutput(new Uint8Array(await answer.arrayBuffer()));
+      // the same datum again (gradients accumulate, weights unchanged): the JSON answer's logprobs as float32
+      const lp = (viaJson.loss_fn_outputs as { logprobs: { data: number[] } }[])[0]!.logprobs.data;
+      expect(decoded).toEqual({ ...viaJson, loss_fn_outputs: [{ logprobs: { data: lp.map(Math.fround), dtype: 'float32', shape: [3] } }] });
+    }
+    expect(backend.calls.forwardBackward).toBe(3);
+    const garbage = await fetch(`${server.url}/api/v1/forward_backward`, { method: 'POST', headers: { 'content-type': PROTOBUF_CONTENT_TYPE }, body: new Uint8Array([0x0a, 0xff]) });
+    expect([garbage.status, ((await garbage.json()) as { error: string }).error]).toEqual([400, expect.stringMatching(/^forward_backward: forward_backward: not a ForwardBackwardRequest protobuf/)]);
+    const notZstd = await fetch(`${server.url}/api/v1/forward_backward`, { method: 'POST', headers: { 'content-type': PROTOBUF_CONTENT_TYPE, 'content-encoding': 'zstd' }, body: new Uint8Array([1, 2, 3]) });
+    expect(notZstd.status).toBe(400);
+  });
+
+  it('forward (JSON route and protobuf forward_only) keeps no gradient; load_weights without the optimizer; weights_info; capabilities', async () => {
+    const backend = new InMemoryPolicyBackend();
+    const server = await serve(backend);
+    const { sessionId, modelId } = await model(server);
+    const fwd = await call(server, 'forward', { model_id: modelId, seq_id: 1, forward_input: { data: [datum], loss_fn: 'importance_sampling' } });
+    const first = await result(server, fwd.json.request_id);
+    expect(first).toMatchObject({ loss_fn_outputs: [{ logprobs: { dtype: 'float32', shape: [3] } }] });
+    const fwdOnly = encodeForwardBackwardRequest({ model_id: modelId, seq_id: 2, forward_backward_input: { data: [datum], loss_fn: 'importance_sampling' } }, true);
+    const res = await fetch(`${server.url}/api/v1/forward_backward`, { method: 'POST', headers: { 'content-type': PROTOBUF_CONTENT_TYPE }, body: fwdOnly });
+    await result(server, ((await res.json()) as { request_id: string }).request_id);
+    expect([backend.calls.forward, backend.calls.forwardBackward]).toEqual([2, 0]);
+    // no gradient was kept: an optim_step (no weight decay) leaves the weights, so a forward gives the same logprobs
+    const opt = await call(server, 'optim_step', { model_id: modelId, seq_id: 3, adam_params: adam });
+    await result(server, opt.json.request_id);
+    const fwdAgain = await call(server, 'forward', { model_id: modelId, seq_id: 4, forward_input: { data: [datum], loss_fn: 'importance_sampling' } });
+    expect(await result(server, fwdAgain.json.request_id)).toEqual(first);
+    const saved = await call(server, 'save_weights', { model_id: modelId, seq_id: 5, path: 'ckpt' });
+    const savedPath = (await result(server, saved.json.request_id)).path as string;
+    expect(await call(server, 'weights_info', { tinker_path: savedPath })).toEqual({
+      status: 200,
+      json: { base_model: 'rx-test/bigram', is_lora: true, lora_rank: 2, train_unembed: true, train_mlp: true, train_attn: true },
+    });
+    expect((await call(server, 'weights_info', { tinker_path: `tinker://${modelId}/weights/nope` })).status).toBe(404);
+    // a second client loads the weights only: its optimizer starts afresh (step 1 after one optim_step)
+    const created = await call(server, 'create_model', { session_id: sessionId, model_seq_id: 1, base_model: 'rx-test/bigram', lora_config: { rank: 2 } });
+    const second = (await result(server, created.json.request_id)).model_id as string;
+    const load = await call(server, 'load_weights', { model_id: second, seq_id: 1, path: savedPath, optimizer: false });
+    expect(await result(server, load.json.request_id)).toEqual({ path: savedPath, type: 'load_weights' });
+    expect(backend.calls.loadWeights).toBe(1);
+    const step = await call(server, 'optim_step', { model_id: second, seq_id: 2, adam_params: adam });
+    expect(await result(server, step.json.request_id)).toEqual({ metrics: { 'step:max': 1 } });
+    expect(await call(server, 'get_server_capabilities')).toEqual({ status: 200, json: { supported_models: [{ model_name: 'rx-test/bigram', max_context_length: 262144 }] } });
   });
 
   it('expires finished futures after their TTL (410)', async () => {
@@ -140,6 +247,7 @@ describe('policy server', () => {
       backendPath: expect.stringMatching(/^memory:\/\//),
       baseModel: 'rx-test/bigram',
     });
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'tinker-paths.json'), 'utf8')).paths[weights].loraRank).toBeUndefined();
     const second = await serve(backend, { dataDir });
     const b = new TinkerBackend({ baseUrl: second.url, apiKey: 'local-key-1', retries: 0 });
     cleanups.push(() => b.close());

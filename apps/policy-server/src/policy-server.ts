@@ -12,6 +12,7 @@ import { HttpErrorFilter } from './http-error.filter';
 import { authMiddleware } from './auth';
 import { bodyErrorMiddleware, jsonBodyMiddleware, latencyMiddleware, metricsMiddleware } from './http-middleware';
 import { PolicyServerModule } from './policy-server.module';
+import { protobufBodyMiddleware } from './protobuf-body.middleware';
 import { TinkerApiService } from './tinker-api.service';
 
 export interface PolicyServer {
@@ -43,6 +44,7 @@ export async function startPolicyServer(
   app.use(metricsMiddleware(api.metrics));
   app.use(authMiddleware(config.apiKey));
   app.use(latencyMiddleware(config.latencyMs));
+  app.use(protobufBodyMiddleware(config));
   app.use(jsonBodyMiddleware(config));
   app.use(bodyErrorMiddleware(config));
   app.useGlobalFilters(new HttpErrorFilter());

@@ -1,6 +1,9 @@
 // The /api/v1 routes of the Tinker protocol subset. Thin: each hands its body (and X-Idempotency-Key) to
-// TinkerApiService. Every route answers 200 like the Tinker service (POST included).
-import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+// TinkerApiService. Every route answers 200 like the Tinker service (POST included). forward_backward takes a
+// JSON or a protobuf body (read into bytes by protobufBodyMiddleware); retrieve_future answers protobuf to a
+// client that sends `Accept: application/x-protobuf`.
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
+import { PROTOBUF_CONTENT_TYPE } from '@rx/backend';
 import { Public } from './auth';
 import { TinkerApiService } from './tinker-api.service';
 
@@ -64,6 +67,23 @@ export class TinkerApiController {
     return this.api.forwardBackward(body, key);
   }
 
+  @Post('forward')
+  @HttpCode(200)
+  forward(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
+    return this.api.forward(body, key);
+  }
+
+  @Get('get_server_capabilities')
+  getServerCapabilities(): Record<string, unknown> {
+    return this.api.getServerCapabilities();
+  }
+
+  @Post('weights_info')
+  @HttpCode(200)
+  weightsInfo(@Body() body: unknown): Record<string, unknown> {
+    return this.api.weightsInfo(body);
+  }
+
   @Post('optim_step')
   @HttpCode(200)
   optimStep(@Body() body: unknown, @Headers(IDEMPOTENCY) key?: string): Promise<unknown> {
@@ -113,7 +133,9 @@ export class TinkerApiController {
 
   @Post('retrieve_future')
   @HttpCode(200)
-  retrieveFuture(@Body() body: unknown): Promise<unknown> {
-    return this.api.retrieveFuture(body);
+  async retrieveFuture(@Body() body: unknown, @Headers('accept') accept?: string): Promise<unknown> {
+    const answer = await this.api.retrieveFuture(body, (accept ?? '').includes(PROTOBUF_CONTENT_TYPE));
+    if ('protobuf' in answer) return new StreamableFile(Buffer.from(answer.protobuf), { type: PROTOBUF_CONTENT_TYPE });
+    return answer.json;
   }
 }

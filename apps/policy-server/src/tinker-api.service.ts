@@ -1,10 +1,19 @@
 // The Tinker protocol subset, served over any PolicyBackend: sessions, LoRA training clients (run in seq_id
 // order), futures with long-poll, tinker:// paths for saved weights and states, sampling sessions.
-import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { createHash, randomUUID } from 'node:crypto';
+import { HttpException, Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import {
   DatumShapeError,
   DenseSizeError,
+  ProtoWireError,
+  decodeForwardBackwardRequest,
+  encodeForwardBackwardOutput,
+  encodeSampleResponse,
+  forwardRequestSchema,
+  weightsInfoRequestSchema,
+  type ForwardBackwardOutput,
+  type ForwardBackwardRequest,
+  type SampleResponse,
   createModelRequestSchema,
   createSamplingSessionRequestSchema,
   createSessionRequestSchema,
@@ -45,7 +54,17 @@ interface ModelRecord {
   rank: number;
   client: TrainingClient;
   sequencer: ModelSequencer;
+  /** the answers to recent seq_ids, so a resent request (same seq_id, same body) gets its first future */
+  recent: Map<number, { fingerprint: string; answer: Promise<UntypedApiFuture> }>;
 }
+
+/** A retrieve_future answer: JSON, or protobuf bytes for a client that accepts them. */
+export type RetrievedFuture = { json: unknown } | { protobuf: Uint8Array };
+
+/** seq_ids whose answers are kept per model for resends */
+const RECENT_SEQ_IDS_KEPT = 1024;
+
+const trainingIdsSchema = z.object({ model_id: z.string().min(1), seq_id: z.number().int().positive() });
 
 interface SamplerRecord {
   samplerId: string;
@@ -88,9 +107,13 @@ export class TinkerApiService implements OnModuleDestroy {
   private readonly sessions = new Map<string, { createdAt: number; lastHeartbeatAt: number }>();
   private readonly models = new Map<string, ModelRecord>();
   private readonly reservedModelIds = new Set<string>();
+  /** the create_model request behind each model id, so a resend gets its first future */
+  private readonly modelRequests = new Map<string, { fingerprint: string; answer: Promise<UntypedApiFuture> }>();
   private readonly samplers = new Map<string, SamplerRecord>();
   /** samplers opened by an asample that names its model_path instead of a session (most recent last) */
   private readonly samplersByPath = new Map<string, Promise<SamplingClient>>();
+  /** results that have a protobuf form (SampleResponse, ForwardBackwardOutput) */
+  private readonly protoResults = new WeakMap<object, 'sample' | 'forward_backward'>();
 
   constructor(
     @Inject(POLICY_SERVER_CONFIG) private readonly config: PolicyServerConfig,
@@ -104,6 +127,7 @@ export class TinkerApiService implements OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
+    for (const m of this.models.values()) m.sequencer.close();
     this.futures.close();
     this.metrics.stop();
   }
@@ -122,8 +146,13 @@ export class TinkerApiService implements OnModuleDestroy {
     parse('client/config', z.object({ sdk_version: z.string() }), body);
     return {
       pjwt_auth_enabled: false,
-      proto_compress_fwdbwd: false,
+      // forward_backward bodies may come zstd-compressed (protobufBodyMiddleware inflates them)
+      proto_compress_fwdbwd: true,
       parallel_fwdbwd_chunks: false,
+      // the SDK's optional Rust transport is not needed against a local server
+      use_pyqwest_transport: false,
+      // create_training_client_from_state goes through weights_info, create_model, load_weights
+      create_model_via_load_weights: false,
       fwdbwd_max_chunk_len: this.config.fwdbwdMaxChunkLen,
       fwdbwd_max_chunk_bytes_count: Math.max(1024, Math.floor(this.config.maxBodyBytes / 2)),
     };
@@ -160,8 +189,12 @@ export class TinkerApiService implements OnModuleDestroy {
     const req = parse('create_model', createModelRequestSchema, body);
     this.requireSession(req.session_id);
     await this.limits.checkNewModel(req.base_model, req.lora_config.rank, req.lora_config.seed);
+    const modelId = `${req.session_id}:train:${req.model_seq_id}`;
+    // the same request again under a new idempotency key (the SDK's application-level retry): its first future
+    const fingerprint = createHash('sha256').update(JSON.stringify(req)).digest('hex');
+    const earlier = this.modelRequests.get(modelId);
+    if (earlier?.fingerprint === fingerprint) return earlier.answer;
     return this.idempotency.run('create_model', key, async () => {
-      const modelId = `${req.session_id}:train:${req.model_seq_id}`;
       if (this.models.has(modelId) || this.reservedModelIds.has(modelId)) {
         throw apiError(409, `model_seq_id ${req.model_seq_id} was already used in this session`);
       }
@@ -181,14 +214,17 @@ export class TinkerApiService implements OnModuleDestroy {
             baseModel: req.base_model,
             rank: req.lora_config.rank,
             client,
-            sequencer: new ModelSequencer(),
+            sequencer: new ModelSequencer(this.config.seqGapTimeoutMs),
+            recent: new Map(),
           });
           return { model_id: modelId, type: 'create_model' };
         } finally {
           this.reservedModelIds.delete(modelId);
         }
       })();
-      return { request_id: this.futures.create(work), model_id: modelId };
+      const answer = { request_id: this.futures.create(work), model_id: modelId };
+      this.modelRequests.set(modelId, { fingerprint, answer: Promise.resolve(answer) });
+      return answer;
     });
   }
 
@@ -205,43 +241,75 @@ export class TinkerApiService implements OnModuleDestroy {
     };
   }
 
-  async forwardBackward(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
-    const req = parse('forward_backward', forwardBackwardRequestSchema, body);
-    const input = req.forward_backward_input;
-    if (input.loss_fn !== 'importance_sampling') {
-      throw apiError(400, `loss_fn '${input.loss_fn}' is not supported by this server (importance_sampling only)`);
+  /** forward_backward: a JSON body (SDK <= 0.24), or a ForwardBackwardRequest protobuf (0.25; forward_only = forward). */
+  forwardBackward(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    if (body instanceof Uint8Array) {
+      let decoded: { request: unknown; forwardOnly: boolean };
+      try {
+        decoded = decodeForwardBackwardRequest(body);
+      } catch (err) {
+        if (err instanceof ProtoWireError) throw apiError(400, `forward_backward: ${err.message}`);
+        throw err;
+      }
+      return this.runPass(decoded.forwardOnly ? 'forward' : 'forward_backward', decoded.request, key);
     }
-    if (input.data.length === 0) throw apiError(400, 'forward_backward: forward_backward_input.data is empty');
-    let datums: Datum[];
-    try {
-      // a sparse tensor expands to at most the request's token limit (one value per position)
-      const limit = this.config.maxTokensPerRequest;
-      datums = input.data.map((d, i) => wireToDatum(d, i, limit));
-    } catch (err) {
-      if (err instanceof DatumShapeError) throw apiError(400, `forward_backward: ${err.message}${err instanceof DenseSizeError ? ' (RX_POLICY_MAX_TOKENS_PER_REQUEST)' : ''}`);
-      throw err;
-    }
-    this.checkTokens('forward_backward', datums.reduce((n, d) => n + d.inputTokens.length, 0));
-    const sequences = datums.flatMap((d, i) => [
-      { what: `datum ${i} model_input`, tokens: d.inputTokens },
-      { what: `datum ${i} target_tokens`, tokens: d.targetTokens },
-    ]);
-    await this.limits.checkSequences('forward_backward', this.model(req.model_id).baseModel, sequences);
-    return this.submitTraining('forward_backward', key, req.model_id, req.seq_id, async (m) => {
-      const res = await m.client.forwardBackward(datums, 'importance_sampling');
-      return {
+    return this.runPass('forward_backward', body, key);
+  }
+
+  /** forward (SDK <= 0.24.1): `{model_id, seq_id, forward_input}`, the same pass with no gradient kept. */
+  async forward(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = await this.refusing('forward', body, () => parse('forward', forwardRequestSchema, body));
+    return this.runPass('forward', { model_id: req.model_id, seq_id: req.seq_id, forward_backward_input: req.forward_input }, key);
+  }
+
+  private async runPass(endpoint: 'forward' | 'forward_backward', body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const { req, datums } = await this.refusing(endpoint, body, async () => {
+      const req: ForwardBackwardRequest = parse(endpoint, forwardBackwardRequestSchema, body);
+      const input = req.forward_backward_input;
+      if (input.loss_fn !== 'importance_sampling') {
+        throw apiError(400, `loss_fn '${input.loss_fn}' is not supported by this server (importance_sampling only)`);
+      }
+      if (input.data.length === 0) throw apiError(400, `${endpoint}: forward_backward_input.data is empty`);
+      let datums: Datum[];
+      try {
+        // a sparse tensor expands to at most the request's token limit (one value per position)
+        const limit = this.config.maxTokensPerRequest;
+        datums = input.data.map((d, i) => wireToDatum(d, i, limit));
+      } catch (err) {
+        if (err instanceof DatumShapeError) throw apiError(400, `${endpoint}: ${err.message}${err instanceof DenseSizeError ? ' (RX_POLICY_MAX_TOKENS_PER_REQUEST)' : ''}`);
+        throw err;
+      }
+      this.checkTokens(endpoint, datums.reduce((n, d) => n + d.inputTokens.length, 0));
+      if (endpoint === 'forward' && !this.model(req.model_id).client.forward) {
+        throw apiError(400, 'forward: this backend has no forward-only pass');
+      }
+      const sequences = datums.flatMap((d, i) => [
+        { what: `datum ${i} model_input`, tokens: d.inputTokens },
+        { what: `datum ${i} target_tokens`, tokens: d.targetTokens },
+      ]);
+      await this.limits.checkSequences(endpoint, this.model(req.model_id).baseModel, sequences);
+      return { req, datums };
+    });
+    return this.submitTraining(endpoint, key, req.model_id, req.seq_id, req, async (m) => {
+      const res = endpoint === 'forward' ? await m.client.forward!(datums, 'importance_sampling') : await m.client.forwardBackward(datums, 'importance_sampling');
+      const out: ForwardBackwardOutput = {
         loss_fn_output_type: 'importance_sampling',
         loss_fn_outputs: res.logprobs.map((lp) => ({ logprobs: { data: lp, dtype: 'float32', shape: [lp.length] } })),
         metrics: { 'loss:sum': res.loss },
       };
+      this.protoResults.set(out, 'forward_backward');
+      return out;
     });
   }
 
-  optimStep(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
-    const req = parse('optim_step', optimStepRequestSchema, body);
+  async optimStep(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const req = await this.refusing('optim_step', body, () => {
+      const req = parse('optim_step', optimStepRequestSchema, body);
+      if (req.adam_params.grad_clip_norm > 0) throw apiError(400, 'optim_step: grad_clip_norm > 0 is not supported by this server');
+      return req;
+    });
     const adam = req.adam_params;
-    if (adam.grad_clip_norm > 0) throw apiError(400, 'optim_step: grad_clip_norm > 0 is not supported by this server');
-    return this.submitTraining('optim_step', key, req.model_id, req.seq_id, async (m) => {
+    return this.submitTraining('optim_step', key, req.model_id, req.seq_id, req, async (m) => {
       const { step } = await m.client.optimStep({
         learningRate: adam.learning_rate,
         beta1: adam.beta1,
@@ -253,50 +321,63 @@ export class TinkerApiService implements OnModuleDestroy {
     });
   }
 
-  saveWeights(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
-    const req = parse('save_weights', saveWeightsRequestSchema, body);
-    const name = req.path ?? `state-${req.seq_id}`;
-    this.checkName('save_weights', name);
-    return this.submitTraining('save_weights', key, req.model_id, req.seq_id, async (m) => {
+  async saveWeights(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const { req, name } = await this.refusing('save_weights', body, () => {
+      const req = parse('save_weights', saveWeightsRequestSchema, body);
+      const name = req.path ?? `state-${req.seq_id}`;
+      this.checkName('save_weights', name);
+      return { req, name };
+    });
+    return this.submitTraining('save_weights', key, req.model_id, req.seq_id, req, async (m) => {
       const tinkerPath = formatTinkerPath({ runId: m.modelId, kind: 'weights', name });
       if (this.paths.has(tinkerPath) && !req.overwrite) {
         throw new CallerError(`training state '${tinkerPath}' already exists; save under another name or send overwrite: true`);
       }
       const backendPath = await m.client.saveState(backendCheckpointName(m.modelId, name));
-      this.paths.set(tinkerPath, { backendPath, baseModel: m.baseModel });
+      this.paths.set(tinkerPath, { backendPath, baseModel: m.baseModel, loraRank: m.rank });
       return { path: tinkerPath, type: 'save_weights' };
     });
   }
 
-  loadWeights(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
-    const req = parse('load_weights', loadWeightsRequestSchema, body);
-    if (!req.model_id || !req.seq_id) {
-      throw apiError(400, 'load_weights: this server loads into an existing training client (send model_id and seq_id)');
-    }
-    if (!req.optimizer) throw apiError(400, 'load_weights: this server loads weights together with the optimizer state (optimizer: true)');
-    if (parseTinkerPath(req.path)?.kind !== 'weights') {
-      throw apiError(400, `load_weights: '${req.path}' is not a tinker://<run>/weights/<name> path from save_weights`);
-    }
-    return this.submitTraining('load_weights', key, req.model_id, req.seq_id, async (m) => {
+  /** load_weights into an existing training client: weights and optimizer state, or (optimizer: false) weights only. */
+  async loadWeights(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const { req, modelId, seq } = await this.refusing('load_weights', body, () => {
+      const req = parse('load_weights', loadWeightsRequestSchema, body);
+      if (!req.model_id || !req.seq_id) {
+        throw apiError(400, 'load_weights: this server loads into an existing training client (send model_id and seq_id; client/config says create_model_via_load_weights: false)');
+      }
+      if (parseTinkerPath(req.path)?.kind !== 'weights') {
+        throw apiError(400, `load_weights: '${req.path}' is not a tinker://<run>/weights/<name> path from save_weights`);
+      }
+      if (!req.optimizer && !this.model(req.model_id).client.loadWeights) {
+        throw apiError(400, 'load_weights: this backend loads weights together with the optimizer state only (optimizer: true)');
+      }
+      return { req, modelId: req.model_id, seq: req.seq_id };
+    });
+    return this.submitTraining('load_weights', key, modelId, seq, req, async (m) => {
       const entry = this.paths.get(req.path);
       if (!entry) throw new CallerError(`no training state at '${req.path}'`);
       if (entry.baseModel !== m.baseModel) {
         throw new CallerError(`'${req.path}' was saved from base model ${entry.baseModel}, this model is ${m.baseModel}`);
       }
-      await m.client.loadState(entry.backendPath);
+      if (req.optimizer) await m.client.loadState(entry.backendPath);
+      else await m.client.loadWeights!(entry.backendPath);
       return { path: req.path, type: 'load_weights' };
     });
   }
 
-  saveWeightsForSampler(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
-    const req = parse('save_weights_for_sampler', saveWeightsForSamplerRequestSchema, body);
+  async saveWeightsForSampler(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
+    const { req, name } = await this.refusing('save_weights_for_sampler', body, () => {
+      const req = parse('save_weights_for_sampler', saveWeightsForSamplerRequestSchema, body);
+      if (!req.path && (req.sampling_session_seq_id === undefined || req.sampling_session_seq_id === null)) {
+        throw apiError(400, 'save_weights_for_sampler: send a path (a name) or a sampling_session_seq_id');
+      }
+      const name = req.path ?? `ephemeral-${req.seq_id}`;
+      this.checkName('save_weights_for_sampler', name);
+      return { req, name };
+    });
     const ephemeralSeq = req.sampling_session_seq_id;
-    if (!req.path && (ephemeralSeq === undefined || ephemeralSeq === null)) {
-      throw apiError(400, 'save_weights_for_sampler: send a path (a name) or a sampling_session_seq_id');
-    }
-    const name = req.path ?? `ephemeral-${req.seq_id}`;
-    this.checkName('save_weights_for_sampler', name);
-    return this.submitTraining('save_weights_for_sampler', key, req.model_id, req.seq_id, async (m) => {
+    return this.submitTraining('save_weights_for_sampler', key, req.model_id, req.seq_id, req, async (m) => {
       const backendPath = await m.client.saveWeightsForSampler(backendCheckpointName(m.modelId, name));
       if (req.path) {
         const tinkerPath = formatTinkerPath({ runId: m.modelId, kind: 'sampler_weights', name });
@@ -324,14 +405,40 @@ export class TinkerApiService implements OnModuleDestroy {
     });
   }
 
+  /**
+   * Runs the checks of a training request. When they refuse it (a 4xx) and its model_id and seq_id are
+   * readable, the seq_id counts as used, as on the service: the SDK does not resend a refused seq_id, so
+   * later requests must not wait for it.
+   */
+  private async refusing<T>(endpoint: string, body: unknown, check: () => T | Promise<T>): Promise<T> {
+    try {
+      return await check();
+    } catch (err) {
+      const ids = trainingIdsSchema.safeParse(body);
+      if (ids.success && err instanceof HttpException && err.getStatus() >= 400 && err.getStatus() < 500) {
+        this.models.get(ids.data.model_id)?.sequencer.refuse(ids.data.seq_id);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Queues a training request as `seq` of its model. A request sent again with the same seq_id and the same
+   * body (the SDK resends with a new idempotency key when its HTTP retries ran out) gets the first future; the
+   * same seq_id with another body is a conflict (409).
+   */
   private submitTraining(
     endpoint: string,
     key: string | undefined,
     modelId: string,
     seq: number,
+    request: unknown,
     run: (m: ModelRecord) => Promise<unknown>,
   ): Promise<UntypedApiFuture> {
     const model = this.model(modelId);
+    const fingerprint = createHash('sha256').update(endpoint).update('\u0000').update(JSON.stringify(request)).digest('hex');
+    const earlier = model.recent.get(seq);
+    if (earlier?.fingerprint === fingerprint) return earlier.answer;
     return this.idempotency.run(endpoint, key, async () => {
       this.admitWork();
       let work: Promise<unknown>;
@@ -341,7 +448,10 @@ export class TinkerApiService implements OnModuleDestroy {
         if (err instanceof SeqConflictError) throw apiError(409, `${endpoint}: ${err.message}`);
         throw err;
       }
-      return { request_id: this.futures.create(work), model_id: modelId };
+      const answer: UntypedApiFuture = { request_id: this.futures.create(work), model_id: modelId };
+      model.recent.set(seq, { fingerprint, answer: Promise.resolve(answer) });
+      if (model.recent.size > RECENT_SEQ_IDS_KEPT) model.recent.delete(model.recent.keys().next().value as number);
+      return answer;
     });
   }
 
@@ -387,9 +497,12 @@ export class TinkerApiService implements OnModuleDestroy {
       throw apiError(400, `create_sampling_session: '${modelPath}' is not a tinker://<run>/sampler_weights/<name> path`);
     }
     const entry = this.paths.get(modelPath);
-    if (!entry) throw apiError(404, `create_sampling_session: no sampler weights at '${modelPath}'`);
+    // 400, not 404: a 404 on a session's call means the session is gone (the client starts a new one)
+    if (!entry) throw apiError(400, `create_sampling_session: no sampler weights at '${modelPath}'`);
+    const samplerId = `${req.session_id}:sample:${req.sampling_session_seq_id}`;
+    // the same request again under a new idempotency key (the SDK's application-level retry): the same session
+    if (this.samplers.get(samplerId)?.modelPath === modelPath) return Promise.resolve({ sampling_session_id: samplerId, type: 'create_sampling_session' });
     return this.idempotency.run('create_sampling_session', key, async () => {
-      const samplerId = `${req.session_id}:sample:${req.sampling_session_seq_id}`;
       if (this.samplers.has(samplerId)) throw apiError(409, `sampling_session_seq_id ${req.sampling_session_seq_id} was already used in this session`);
       let client: SamplingClient;
       try {
@@ -481,12 +594,14 @@ export class TinkerApiService implements OnModuleDestroy {
           ...(p.seed !== undefined && p.seed !== null ? { seed: p.seed } : {}),
         });
         const promptLogprobs = req.prompt_logprobs ? await client.computeLogprobs(prompt) : undefined;
-        return {
+        const res: SampleResponse = {
           sequences: sequences.map((s) => ({ stop_reason: s.stopReason, tokens: s.tokens, logprobs: s.logprobs })),
           ...(promptLogprobs ? { prompt_logprobs: promptLogprobs } : {}),
           prompt_cache_hit_tokens: 0,
           type: 'sample',
         };
+        this.protoResults.set(res, 'sample');
+        return res;
       })();
       return { request_id: this.futures.create(work) };
     });
@@ -494,7 +609,12 @@ export class TinkerApiService implements OnModuleDestroy {
 
   // ---- futures ----
 
-  async retrieveFuture(body: unknown): Promise<unknown> {
+  /**
+   * retrieve_future: long-polls, then answers the result, try_again, or `{error, category}`. Sample and
+   * forward/backward results go out as protobuf when the client accepts it (SDK >= 0.18.1; 0.25 accepts nothing
+   * else), as JSON otherwise.
+   */
+  async retrieveFuture(body: unknown, acceptsProtobuf = false): Promise<RetrievedFuture> {
     const req = parse('retrieve_future', retrieveFutureRequestSchema, body);
     const outcome = await this.futures.wait(req.request_id, this.config.longPollMs);
     switch (outcome.status) {
@@ -503,11 +623,35 @@ export class TinkerApiService implements OnModuleDestroy {
       case 'expired':
         throw apiError(410, `the result of '${req.request_id}' has expired (kept ${this.config.futureTtlMs} ms)`);
       case 'pending':
-        return { type: 'try_again', request_id: req.request_id, queue_state: 'active' };
+        return { json: { type: 'try_again', request_id: req.request_id, queue_state: 'active' } };
       case 'failed':
-        return { error: outcome.error, category: outcome.category };
-      case 'done':
-        return outcome.result;
+        return { json: { error: outcome.error, category: outcome.category } };
+      case 'done': {
+        const result = outcome.result;
+        const kind = acceptsProtobuf && result && typeof result === 'object' ? this.protoResults.get(result) : undefined;
+        if (kind === 'sample') return { protobuf: encodeSampleResponse(result as SampleResponse) };
+        if (kind === 'forward_backward') return { protobuf: encodeForwardBackwardOutput(result as ForwardBackwardOutput) };
+        return { json: result };
+      }
     }
+  }
+
+  // ---- capabilities and checkpoints ----
+
+  getServerCapabilities(): Record<string, unknown> {
+    const names = this.backend.supportedModels?.() ?? [];
+    return { supported_models: names.map((model_name) => ({ model_name, max_context_length: this.config.maxTokensPerRequest })) };
+  }
+
+  /** weights_info: what create_training_client_from_state needs to make a matching LoRA client. */
+  weightsInfo(body: unknown): Record<string, unknown> {
+    const req = parse('weights_info', weightsInfoRequestSchema, body);
+    if (parseTinkerPath(req.tinker_path)?.kind !== 'weights') {
+      throw apiError(400, `weights_info: '${req.tinker_path}' is not a tinker://<run>/weights/<name> path from save_weights`);
+    }
+    const entry = this.paths.get(req.tinker_path);
+    if (!entry) throw apiError(404, `weights_info: no training state at '${req.tinker_path}'`);
+    if (entry.loraRank === undefined) throw apiError(404, `weights_info: '${req.tinker_path}' was saved before this server recorded LoRA ranks`);
+    return { base_model: entry.baseModel, is_lora: true, lora_rank: entry.loraRank, train_unembed: true, train_mlp: true, train_attn: true };
   }
 }

@@ -10,6 +10,7 @@ import {
   TinkerBackend,
   TinkerConnectionError,
   TinkerRequestFailedError,
+  float32Wire,
   startFaultProxy,
   unusedPort,
   type Datum,
@@ -26,11 +27,11 @@ const API_KEY = 'tml-test-key-0123456789';
 const BASE = 'rx-test/bigram';
 const ADAM = { learningRate: 0.05, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
 const cleanups: (() => Promise<void> | void)[] = [];
-
 afterEach(async () => {
   for (const c of cleanups.reverse()) await c();
   cleanups.length = 0;
 });
+
 
 async function serve(
   config: Partial<PolicyServerConfig> = {},
@@ -62,6 +63,8 @@ function client(baseUrl: string, options: Partial<TinkerBackendOptions> = {}): {
     retryBaseDelayMs: 5,
     retryMaxDelayMs: 20,
     timeoutMs: 5000,
+    // the HTTP layer alone: no application-level retries above it (tinker-client-faults.spec.ts covers those)
+    timing: { appRetryBudgetMs: 0 },
     onRetry: (e) => retries.push(e),
     ...options,
   });
@@ -119,7 +122,7 @@ describe('TinkerBackend against the policy server', () => {
     const { server, backend } = await serve();
     const { tinker, retries } = client(server.url);
     const remote = await rlFlow(tinker);
-    const local = await rlFlow(new InMemoryPolicyBackend());
+    const local = await rlFlow(float32Wire(new InMemoryPolicyBackend()));
     expect(retries).toEqual([]);
 
     expect(remote.modelId).toMatch(/:train:0$/);
@@ -139,7 +142,8 @@ describe('TinkerBackend against the policy server', () => {
     const scored = remote.scored as (number | null)[];
     expect(scored[0]).toBeNull();
     expect(scored.slice(4)).toEqual(samples[0]!.logprobs);
-    // training logprobs equal sampling logprobs before the update, so every ratio is 1 and loss = -sum A
+    // training logprobs equal sampling logprobs before the update, so every ratio is 1 and loss = -sum A, up to
+    // the float32 rounding of the sampling logprobs on the wire: |exp(lp - fround(lp)) - 1| <= 2^-24 |lp| (+ slack)
     const fb = remote.fb as { loss: number; logprobs: number[][] };
     const datums = remote.datums as Datum[];
     fb.logprobs.forEach((lp, i) => {
@@ -148,7 +152,8 @@ describe('TinkerBackend against the policy server', () => {
       });
     });
     const sumA = datums.reduce((s, d) => s + d.advantages.reduce((x, y) => x + y, 0), 0);
-    expect(fb.loss).toBeCloseTo(-sumA, 10);
+    const roundingBound = datums.reduce((s, d) => s + d.advantages.reduce((x, a, t) => x + Math.abs(a) * 2 ** -24 * Math.abs(d.samplingLogprobs[t]!) * 1.01, 0), 0);
+    expect(Math.abs(fb.loss + sumA)).toBeLessThanOrEqual(roundingBound + 1e-12);
     expect(remote.step).toEqual({ step: 1 });
     expect(remote.after).not.toEqual(remote.scored);
     expect(remote.reloaded).toEqual(remote.scored);
@@ -176,7 +181,7 @@ describe('TinkerBackend against the policy server', () => {
     expect(both.promptLogprobs[0]).toBeNull();
   });
 
-  it('samples by model_path with no create_sampling_session round trip, and names an unknown path', async () => {
+  it('opens one sampling session per sampling client (seq ids per session) and refuses an unknown path at creation', async () => {
     const { server } = await serve();
     const { tinker } = client(server.url);
     const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 4, seed: 0 });
@@ -188,9 +193,9 @@ describe('TinkerBackend against the policy server', () => {
     const sc = await tinker.createSamplingClient(path);
     const first = await sc.sample([1, 2, 3], 2, { maxTokens: 4, temperature: 1, seed: 3 });
     expect(await (await tinker.createSamplingClient(path)).sample([1, 2, 3], 2, { maxTokens: 4, temperature: 1, seed: 3 })).toEqual(first);
-    expect(await requests('create_sampling_session')).toBe(0);
-    const gone = await tinker.createSamplingClient(path.replace('by-path', 'never-saved'));
-    await expect(gone.sample([1, 2, 3], 1, { maxTokens: 4, temperature: 1 })).rejects.toThrow(/404.*no sampler weights at 'tinker:\/\/.*never-saved'/);
+    expect(await requests('create_sampling_session')).toBe(2);
+    expect(sc.samplingSessionId).toMatch(/:sample:0$/);
+    await expect(tinker.createSamplingClient(path.replace('by-path', 'never-saved'))).rejects.toThrow(/400.*no sampler weights at 'tinker:\/\/.*never-saved'/);
   });
 
   it('retries a 500 and then succeeds, running the work once', async () => {
@@ -207,7 +212,7 @@ describe('TinkerBackend against the policy server', () => {
     expect(backend.calls.forwardBackward).toBe(1);
   });
 
-  it('does not retry a 400, quotes the server, and the next call still runs (seq_id given back)', async () => {
+  it('does not retry a 400, quotes the server, and the next call still runs (the refused seq_id is used on both sides)', async () => {
     const { server, backend } = await serve({ maxTokensPerRequest: 10 });
     const p = await proxy(server.url);
     const { tinker, retries } = client(p.url);
@@ -296,7 +301,7 @@ describe('TinkerBackend against the policy server', () => {
     const [remote, local] = await Promise.all([remoteTc!, localTc!].map((tc) => tc.forwardBackward(datums, 'importance_sampling')));
     expect(p.hits.get('/api/v1/forward_backward')).toBe(3);
     expect(backend.calls.forwardBackward).toBe(3);
-    expect(remote!.logprobs).toEqual(local!.logprobs);
+    expect(remote!.logprobs).toEqual(local!.logprobs.map((lp) => lp.map(Math.fround)));
     expect(remote!.loss).toBeCloseTo(local!.loss, 12);
     // gradients of the chunks accumulate until optim_step: the update equals the one-batch update
     await Promise.all([remoteTc!, localTc!].map((tc) => tc.optimStep(ADAM)));
@@ -304,7 +309,8 @@ describe('TinkerBackend against the policy server', () => {
     const [rs, ls] = await Promise.all(
       [remoteTc!, localTc!].map(async (tc, i) => (await [tinker, reference][i]!.createSamplingClient(await tc.saveWeightsForSampler('s'))).computeLogprobs(probe)),
     );
-    rs!.forEach((v, i) => (v === null ? expect(ls![i]).toBeNull() : expect(v).toBeCloseTo(ls![i]!, 12)));
+    // the remote logprobs crossed the float32 wire
+    rs!.forEach((v, i) => (v === null ? expect(ls![i]).toBeNull() : expect(v).toBeCloseTo(Math.fround(ls![i]!), 12)));
   });
 
   it("reports a failed request with the server's category and message, without retrying", async () => {

@@ -55,16 +55,25 @@ export interface LoraConfig {
   seed: number;
 }
 
+/** How long a saved checkpoint is kept (Tinker's ttl_seconds; absent: until deleted). Local backends keep all. */
+export interface SaveOptions {
+  ttlSeconds?: number;
+}
+
 export interface TrainingClient {
   readonly modelId: string;
   forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult>;
   optimStep(params: AdamParams): Promise<{ step: number }>;
   /** Saves the current weights for sampling; returns a path such as `tinker://…` or `embedded://…`. */
-  saveWeightsForSampler(name: string): Promise<string>;
+  saveWeightsForSampler(name: string, options?: SaveOptions): Promise<string>;
   /** Saves weights and optimizer state (resumable); returns its path. */
-  saveState(name: string): Promise<string>;
+  saveState(name: string, options?: SaveOptions): Promise<string>;
   /** Loads weights and optimizer state saved by saveState (shared initialisation of both arms). */
   loadState(path: string): Promise<void>;
+  /** Forward pass only: forwardBackward's loss and logprobs, with no gradient accumulated (Tinker's forward). */
+  forward?(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult>;
+  /** Loads the weights of a saveState checkpoint and starts the optimizer afresh (Tinker's load_state). */
+  loadWeights?(path: string): Promise<void>;
 }
 
 export interface SamplingClient {
@@ -99,6 +108,8 @@ export interface PolicyBackend {
   modelLimits?(baseModel: string): Promise<ModelLimits>;
   createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient>;
   createSamplingClient(modelPath: string): Promise<SamplingClient>;
+  /** The base models createLoraTrainingClient accepts, when the backend knows them (get_server_capabilities). */
+  supportedModels?(): string[];
   /** Answers when the backend is reachable (health checks). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

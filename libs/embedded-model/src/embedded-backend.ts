@@ -127,6 +127,10 @@ export class EmbeddedBackend implements PolicyBackend {
     return new EmbeddedSamplingClient(this, modelPath);
   }
 
+  supportedModels(): string[] {
+    return [...EMBEDDED_BASE_MODEL_NAMES];
+  }
+
   async ping(): Promise<boolean> {
     return !this.closed;
   }
@@ -268,6 +272,15 @@ export class EmbeddedTrainingClient implements TrainingClient {
 
   /** Sums the gradient of L = -sum exp(logp - logp_sampled) * A into the accumulator (until optimStep). */
   async forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult> {
+    return this.pass(datums, lossFn, true);
+  }
+
+  /** The loss and logprobs of forwardBackward, with no gradient accumulated (Tinker's forward). */
+  async forward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult> {
+    return this.pass(datums, lossFn, false);
+  }
+
+  private async pass(datums: Datum[], lossFn: LossFn, accumulate: boolean): Promise<ForwardBackwardResult> {
     this.backend.ensureOpen();
     if (lossFn !== 'importance_sampling') throw new Error(`the embedded backend supports loss_fn 'importance_sampling' only, not '${String(lossFn)}'`);
     const lora = toTensors(this.lora);
@@ -281,7 +294,7 @@ export class EmbeddedTrainingClient implements TrainingClient {
         logprobs.push(...r.logprobs);
         chunks.push(this.lora.map((p) => ({ name: p.name, shape: p.shape, data: Float64Array.from(r.grads[p.name]) })));
       }
-      for (const g of chunks) g.forEach((p, i) => addInto(this.grads[i].data, p.data));
+      if (accumulate) for (const g of chunks) g.forEach((p, i) => addInto(this.grads[i].data, p.data));
       return { loss: importanceSamplingLoss(datums, logprobs), logprobs };
     } finally {
       disposeTensors(lora);
@@ -322,6 +335,20 @@ export class EmbeddedTrainingClient implements TrainingClient {
   }
 
   async loadState(statePath: string): Promise<void> {
+    const { params, adamM, adamV, step } = this.readState(statePath);
+    this.lora = params;
+    this.adam = { m: adamM, v: adamV, step };
+    this.grads = zerosLike(this.lora);
+  }
+
+  /** The weights of a saveState checkpoint, with the optimizer started afresh (Tinker's load_state). */
+  async loadWeights(statePath: string): Promise<void> {
+    this.lora = this.readState(statePath).params;
+    this.adam = initAdamW(this.lora);
+    this.grads = zerosLike(this.lora);
+  }
+
+  private readState(statePath: string): { params: ParamSet; adamM: ParamSet; adamV: ParamSet; step: number } {
     this.backend.ensureOpen();
     const full = parseEmbeddedPath(statePath, 'state path');
     if (!full.startsWith(STATES_PREFIX)) throw new Error(`state path '${statePath}' does not name a saved state (${EMBEDDED_SCHEME}${STATES_PREFIX}<name>)`);
@@ -337,9 +364,7 @@ export class EmbeddedTrainingClient implements TrainingClient {
     };
     const step = header.meta['step'];
     if (!Number.isInteger(step) || (step as number) < 0) throw new Error(`state ${name} has no valid step`);
-    this.lora = part('param/');
-    this.adam = { m: part('adam_m/'), v: part('adam_v/'), step: step as number };
-    this.grads = zerosLike(this.lora);
+    return { params: part('param/'), adamM: part('adam_m/'), adamV: part('adam_v/'), step: step as number };
   }
 
   private meta(): Record<string, unknown> {

@@ -1,3 +1,4 @@
+export * from './checkpoint-ttl';
 export * from './consumer-registry';
 export * from './datum-builder';
 export * from './in-process-pipeline';

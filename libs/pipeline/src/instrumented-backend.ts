@@ -25,8 +25,8 @@ export function instrumentBackend(backend: PolicyBackend, metrics: Pick<RxMetric
     },
     forwardBackward: (datums, lossFn) => timed(observe, 'forward_backward', () => c.forwardBackward(datums, lossFn)),
     optimStep: (params) => timed(observe, 'optim_step', () => c.optimStep(params)),
-    saveWeightsForSampler: (name) => timed(observe, 'save_weights_for_sampler', () => c.saveWeightsForSampler(name)),
-    saveState: (name) => timed(observe, 'save_state', () => c.saveState(name)),
+    saveWeightsForSampler: (name, options) => timed(observe, 'save_weights_for_sampler', () => c.saveWeightsForSampler(name, options)),
+    saveState: (name, options) => timed(observe, 'save_state', () => c.saveState(name, options)),
     loadState: (path) => timed(observe, 'load_state', () => c.loadState(path)),
   });
   const sampling = (c: SamplingClient): SamplingClient => ({

@@ -1,8 +1,9 @@
-import { TinkerApiError, type PolicyBackend, type TrainingClient } from '@rx/backend';
+import { TinkerApiError, TinkerSessionLostError, type PolicyBackend, type TrainingClient } from '@rx/backend';
 import { isSessionLost, sessionRenewingBackend } from './session-renewing.backend';
 import { HashChainPolicyBackend } from './testing/hash-chain-policy.backend';
 
-const lost = () => new TinkerApiError('create_model', 404, '{"error":"unknown session_id \'abc\'; call create_session first"}', 1, 'unknown session_id');
+// what the Tinker client raises on a 404 from a call naming its session, model or sampler, whatever the wording
+const lost = () => new TinkerSessionLostError('POST /api/v1/create_model', 404, '{"error":"session expired"}', 1, 'the server no longer knows this session');
 
 /** a backend whose session the server forgets after `healthyCalls` calls (a restarted policy server) */
 function forgetful(healthyCalls: number, made: Array<{ closed: boolean }>): () => PolicyBackend {
@@ -28,9 +29,10 @@ function forgetful(healthyCalls: number, made: Array<{ closed: boolean }>): () =
 }
 
 describe('sessionRenewingBackend', () => {
-  it('recognises the server forgetting the session, and nothing else', () => {
+  it('recognises the server forgetting the session (by the client\'s classification, not the text), and nothing else', () => {
     expect(isSessionLost(lost())).toBe(true);
-    expect(isSessionLost(new TinkerApiError('forward_backward', 404, '{"error":"unknown model_id \'m\'"}', 1, 'unknown model_id'))).toBe(false);
+    // a 404 the client did not classify (e.g. a REST lookup) is not a lost session, whatever it says
+    expect(isSessionLost(new TinkerApiError('GET /api/v1/samplers/x', 404, '{"error":"unknown session_id"}', 1, 'unknown session_id'))).toBe(false);
     expect(isSessionLost(new TinkerApiError('create_model', 500, 'unknown session_id', 1, 'x'))).toBe(false);
     expect(isSessionLost(new Error('unknown session_id'))).toBe(false);
   });

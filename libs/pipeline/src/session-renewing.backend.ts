@@ -1,13 +1,14 @@
 // A PolicyBackend that starts over with a new backend client when the server has forgotten the old one's
-// session (a restarted policy server, an expired Tinker session answer `404 unknown session_id`). Without it a
+// session (a restarted policy server, an expired Tinker session: the Tinker client raises
+// TinkerSessionLostError, told by status and endpoint, not by the server's wording). Without it a
 // service would keep its dead session until it is restarted itself. The call that hit the lost session still
 // fails (its job retries after the back-off); creating a client is retried once on the new session. Training
 // clients of the old session are gone with it: the trainer's pool discards them on their first failure.
-import { TinkerApiError, type PolicyBackend, type SampleParams, type SamplingClient, type TrainingClient } from '@rx/backend';
+import { TinkerSessionLostError, type PolicyBackend, type SampleParams, type SamplingClient, type TrainingClient } from '@rx/backend';
 
-/** The server no longer knows the client's session. */
+/** The server no longer knows the client's session (or a model or sampler of it). */
 export function isSessionLost(err: unknown): boolean {
-  return err instanceof TinkerApiError && err.status === 404 && /unknown session_id/i.test(`${err.body} ${err.message}`);
+  return err instanceof TinkerSessionLostError;
 }
 
 export interface SessionRenewingBackend extends PolicyBackend {
@@ -54,8 +55,8 @@ export function sessionRenewingBackend(create: () => PolicyBackend, lost: (err: 
     },
     forwardBackward: (datums, lossFn) => guard(b, () => c.forwardBackward(datums, lossFn)),
     optimStep: (params) => guard(b, () => c.optimStep(params)),
-    saveWeightsForSampler: (name) => guard(b, () => c.saveWeightsForSampler(name)),
-    saveState: (name) => guard(b, () => c.saveState(name)),
+    saveWeightsForSampler: (name, options) => guard(b, () => c.saveWeightsForSampler(name, options)),
+    saveState: (name, options) => guard(b, () => c.saveState(name, options)),
     loadState: (path) => guard(b, () => c.loadState(path)),
   });
   const sampling = (b: PolicyBackend, c: SamplingClient): SamplingClient => ({

@@ -14,6 +14,10 @@ const embeddedText = readFileSync(join(root, 'specs', 'embedded.json'), 'utf8');
 describe('the shared gs1-vs-grpo spec', () => {
   const r = loadSpecText(sharedText);
 
+  it('is shipped unchanged as specs/gs1-vs-grpo.json', () => {
+    expect(readFileSync(join(root, 'specs', 'gs1-vs-grpo.json'), 'utf8')).toBe(sharedText);
+  });
+
   it('parses unchanged (the parsed spec equals the file)', () => {
     expect(r.ok ? [] : r.errors).toEqual([]);
     if (r.ok) expect(r.spec).toEqual(JSON.parse(sharedText));

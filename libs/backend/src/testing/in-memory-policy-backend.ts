@@ -24,6 +24,8 @@ export type InMemoryOp =
   | 'saveWeightsForSampler'
   | 'saveState'
   | 'loadState'
+  | 'forward'
+  | 'loadWeights'
   | 'createSamplingClient'
   | 'sample'
   | 'computeLogprobs';
@@ -80,6 +82,8 @@ export class InMemoryPolicyBackend implements PolicyBackend {
     saveWeightsForSampler: 0,
     saveState: 0,
     loadState: 0,
+    forward: 0,
+    loadWeights: 0,
     createSamplingClient: 0,
     sample: 0,
     computeLogprobs: 0,
@@ -148,6 +152,10 @@ export class InMemoryPolicyBackend implements PolicyBackend {
     return new InMemorySamplingClient(this, modelPath, weights);
   }
 
+  supportedModels(): string[] {
+    return [...this.baseModels];
+  }
+
   async ping(): Promise<boolean> {
     return !this.closed;
   }
@@ -213,6 +221,16 @@ export class InMemoryTrainingClient implements TrainingClient {
 
   async forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult> {
     await this.backend.enter('forwardBackward');
+    return this.pass(datums, lossFn, true);
+  }
+
+  /** forwardBackward without accumulating the gradient */
+  async forward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult> {
+    await this.backend.enter('forward');
+    return this.pass(datums, lossFn, false);
+  }
+
+  private pass(datums: Datum[], lossFn: LossFn, accumulate: boolean): ForwardBackwardResult {
     if (lossFn !== 'importance_sampling') throw new InMemoryBackendUserError(`loss '${String(lossFn)}' is not supported`);
     const v = this.state.vocabSize;
     const w = this.state.w;
@@ -237,6 +255,7 @@ export class InMemoryTrainingClient implements TrainingClient {
         // L = -exp(logp - s) A; dL/dW[prev][j] = -A exp(logp - s) (1[j = y] - softmax_j)
         const ratio = Math.exp(logp - d.samplingLogprobs[t]!);
         loss -= ratio * a;
+        if (!accumulate) continue;
         for (let j = 0; j < v; j++) {
           const p = Math.exp(row[j]!);
           this.grad[prev * v + j] = this.grad[prev * v + j]! - a * ratio * ((j === y ? 1 : 0) - p);
@@ -285,6 +304,15 @@ export class InMemoryTrainingClient implements TrainingClient {
     const state = this.backend.loadStoredState(path);
     if (state.vocabSize !== this.state.vocabSize) throw new InMemoryBackendUserError(`state at '${path}' has another vocabulary size`);
     this.state = state;
+    this.grad.fill(0);
+  }
+
+  async loadWeights(path: string): Promise<void> {
+    await this.backend.enter('loadWeights');
+    const state = this.backend.loadStoredState(path);
+    if (state.vocabSize !== this.state.vocabSize) throw new InMemoryBackendUserError(`state at '${path}' has another vocabulary size`);
+    const n = state.w.length;
+    this.state = { vocabSize: state.vocabSize, w: state.w, m: new Float64Array(n), v: new Float64Array(n), step: 0 };
     this.grad.fill(0);
   }
 }

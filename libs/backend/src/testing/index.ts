@@ -1,2 +1,3 @@
 export * from './fault-proxy';
+export * from './float32-wire.backend';
 export * from './in-memory-policy-backend';

@@ -9,3 +9,5 @@ export * from './tinker-retry';
 export * from './tinker-sampling-client';
 export * from './tinker-training-client';
 export * from './tinker-wire.schema';
+export * from './wire/tinker-proto';
+export * from './wire/zstd';

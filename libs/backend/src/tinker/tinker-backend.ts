@@ -1,8 +1,9 @@
-// TinkerBackend: the PolicyBackend of real runs, a client of the Tinker HTTP API as the Python SDK speaks it
-// (JSON wire; see ../shared/notes/tinker-protocol.md). The same client drives apps/policy-server.
+// TinkerBackend: the PolicyBackend of real runs, a client of the Tinker HTTP API as the Python SDK 0.25 speaks
+// it (protobuf forward_backward and results, sampling sessions, JWT, its retries; docs/tinker.md). The same
+// client drives apps/policy-server.
 import type { LoraConfig, PolicyBackend, SamplingClient, TrainingClient } from '../policy-backend';
 import { parseTinkerEnv } from './tinker-config';
-import { TinkerCore, type TinkerLogger } from './tinker-core';
+import { DEFAULT_TINKER_TIMING, TinkerCore, type TinkerLogger, type TinkerTiming } from './tinker-core';
 import { TinkerClosedError, TinkerError } from './tinker-errors';
 import { TinkerHttp, type TinkerRetryEvent } from './tinker-http';
 import { DEFAULT_RETRY_POLICY } from './tinker-retry';
@@ -12,6 +13,7 @@ import {
   TINKER_API_PREFIX,
   TINKER_WIRE_SDK_VERSION,
   createModelResponseSchema,
+  createSamplingSessionResponseSchema,
   healthResponseSchema,
 } from './tinker-wire.schema';
 
@@ -21,7 +23,7 @@ export interface TinkerBackendOptions {
   apiKey: string;
   /** per-request timeout (default 60 s) */
   timeoutMs?: number;
-  /** retries after the first attempt on 5xx/408/429/connection loss/timeouts (default 5) */
+  /** HTTP-level retries after the first attempt on 5xx/408/409/429/connection loss/timeouts (default 10, as the SDK) */
   retries?: number;
   /** first back-off delay (default 500 ms), doubled per retry up to retryMaxDelayMs (default 10 s), with jitter */
   retryBaseDelayMs?: number;
@@ -34,6 +36,8 @@ export interface TinkerBackendOptions {
   heartbeatIntervalMs?: number;
   /** session tags (TINKER_TAGS in the SDK) */
   tags?: string[];
+  /** the SDK's application-level retry, billing-pause, poll back-off and JWT timings (tests scale them down) */
+  timing?: Partial<TinkerTiming>;
   /** called before each retry (for logs and tests) */
   onRetry?: (event: TinkerRetryEvent) => void;
   logger?: TinkerLogger;
@@ -63,7 +67,7 @@ export class TinkerBackend implements PolicyBackend {
         baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
         maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
       },
-      userAgent: `rx-tinker-ts/0.1.0 (tinker JSON wire ${TINKER_WIRE_SDK_VERSION})`,
+      userAgent: `rx-tinker-ts/0.2.0 (tinker wire of SDK ${TINKER_WIRE_SDK_VERSION})`,
       onRetry: options.onRetry,
     });
     this.core = new TinkerCore(http, {
@@ -72,11 +76,17 @@ export class TinkerBackend implements PolicyBackend {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
       tags: options.tags ?? [],
       logger: options.logger ?? stderrLogger,
+      timing: { ...DEFAULT_TINKER_TIMING, ...options.timing },
     });
   }
 
   get baseUrl(): string {
     return this.core.http.baseUrl;
+  }
+
+  /** JWTs fetched from auth/token so far (0 when the server does not ask for them) */
+  get jwtsFetched(): number {
+    return this.core.jwtsFetched;
   }
 
   async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
@@ -98,14 +108,16 @@ export class TinkerBackend implements PolicyBackend {
     return new TinkerTrainingClient(this.core, res.model_id);
   }
 
-  async createSamplingClient(modelPath: string): Promise<SamplingClient> {
+  async createSamplingClient(modelPath: string): Promise<TinkerSamplingClient> {
     this.assertOpen('createSamplingClient');
     if (!modelPath.startsWith('tinker://')) {
       throw new TinkerError(`createSamplingClient: expected a tinker:// path from saveWeightsForSampler (got '${modelPath}')`);
     }
-    // no create_sampling_session round trip: every asample names the weights by model_path (the SampleRequest
-    // field the service takes in place of a session id); the server checks the path on the first sample
-    return new TinkerSamplingClient(this.core, modelPath);
+    // as the SDK since 0.3: one sampling session per sampler, numbered within the session
+    const session = await this.core.ensureSession();
+    const body = { session_id: session.sessionId, sampling_session_seq_id: this.core.nextSamplingSessionSeqId(), model_path: modelPath, type: 'create_sampling_session' };
+    const created = await this.core.withRetries('create_sampling_session', () => this.core.post('create_sampling_session', body, createSamplingSessionResponseSchema));
+    return new TinkerSamplingClient(this.core, modelPath, created.sampling_session_id);
   }
 
   /** GET /api/v1/healthz once (no retries, 5 s at most). */

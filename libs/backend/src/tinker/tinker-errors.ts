@@ -56,3 +56,11 @@ export class TinkerRequestFailedError extends TinkerError {
 export class TinkerClosedError extends TinkerError {
   override name = 'TinkerClosedError';
 }
+
+/**
+ * The server no longer knows this client's session, or a model or sampler of it (HTTP 404 on a call that names
+ * one, or on the session heartbeat): told apart by status and endpoint, never by the server's wording.
+ */
+export class TinkerSessionLostError extends TinkerApiError {
+  override name = 'TinkerSessionLostError';
+}

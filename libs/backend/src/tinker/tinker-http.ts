@@ -1,7 +1,8 @@
-// HTTP core of the Tinker client: JSON over fetch with `X-API-Key`, an idempotency key per call (kept across
-// its retries), a per-attempt timeout, and bounded retries with exponential back-off and jitter on 5xx, 408,
-// 429, an empty 400 (proxy reset), connection loss and timeouts. The key is held in a private field and is
-// redacted from any server text quoted in an error.
+// HTTP core of the Tinker client: JSON or protobuf over fetch with `X-API-Key` (the API key, or the JWT it was
+// exchanged for), an idempotency key per call (kept across its retries), a per-attempt timeout, and bounded
+// retries with exponential back-off and jitter on 5xx, 408, 409, 429, an empty 400 (proxy reset), connection loss
+// and timeouts, as the SDK's HTTP layer. Credentials are held in private fields and redacted from any server
+// text quoted in an error.
 import { randomUUID } from 'node:crypto';
 import { TinkerApiError, TinkerClosedError, TinkerConnectionError } from './tinker-errors';
 import { backoffDelayMs, isRetryableStatus, retryAfterMs, type RetryPolicy } from './tinker-retry';
@@ -25,11 +26,22 @@ export interface TinkerHttpOptions {
   onRetry?: (event: TinkerRetryEvent) => void;
 }
 
+/** A body sent as bytes (protobuf), optionally compressed. */
+export interface TinkerBinaryBody {
+  bytes: Uint8Array;
+  contentType: string;
+  contentEncoding?: string;
+}
+
 export interface TinkerHttpRequest {
   method: 'GET' | 'POST';
   /** path below the base URL, starting with `/api/v1/` */
   path: string;
+  /** sent as JSON, or as bytes when a TinkerBinaryBody */
   body?: unknown;
+  binary?: TinkerBinaryBody;
+  /** send the API key itself, not the JWT (auth/token) */
+  useApiKey?: boolean;
   timeoutMs?: number;
   /** overrides the policy's retry count for this call (heartbeats and pings use 0) */
   retries?: number;
@@ -40,7 +52,11 @@ export interface TinkerHttpRequest {
 
 export interface TinkerHttpResponse {
   status: number;
+  /** the parsed JSON answer (undefined for an empty or a binary one) */
   body: unknown;
+  /** the answer's bytes when its Content-Type is not JSON (protobuf results) */
+  bytes?: Uint8Array;
+  contentType: string;
 }
 
 const BODY_LIMIT = 1000;
@@ -95,12 +111,18 @@ function safeOrigin(url: string): string {
 }
 
 type Attempt =
-  | { kind: 'response'; status: number; text: string; headers: Headers }
+  | { kind: 'response'; status: number; text: string; bytes?: Uint8Array; headers: Headers }
   | { kind: 'network'; reason: string; timedOut: boolean };
+
+/** The credential sent in X-API-Key: the API key, or a JWT from auth/token (refreshed by its provider). */
+export type TinkerCredentialProvider = () => Promise<string>;
 
 export class TinkerHttp {
   readonly #apiKey: string;
   readonly #baseUrl: string;
+  #credential?: TinkerCredentialProvider;
+  /** credentials handed out so far (JWTs), redacted from quoted text like the key */
+  readonly #secrets = new Set<string>();
   readonly #closed = new AbortController();
   private readonly options: Omit<TinkerHttpOptions, 'apiKey' | 'baseUrl'>;
 
@@ -124,35 +146,53 @@ export class TinkerHttp {
     this.#closed.abort();
   }
 
-  /** Replaces the API key in text quoted from the server (in case it echoes the request). */
+  /** From now on, X-API-Key carries what `provider` gives (a JWT) instead of the API key. */
+  useCredential(provider: TinkerCredentialProvider): void {
+    this.#credential = async () => {
+      const token = await provider();
+      this.#secrets.add(token);
+      return token;
+    };
+  }
+
+  /** Replaces the API key and any JWT in text quoted from the server (in case it echoes the request). */
   redact(text: string): string {
-    return this.#apiKey.length >= 4 ? text.split(this.#apiKey).join('[redacted]') : text;
+    let out = text;
+    for (const secret of [this.#apiKey, ...this.#secrets]) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+    return out;
   }
 
   async request(req: TinkerHttpRequest): Promise<TinkerHttpResponse> {
     const endpoint = `${req.method} ${req.path}`;
     if (this.closed) throw new TinkerClosedError(`Tinker ${endpoint}: the client is closed`);
     const url = this.#baseUrl + req.path;
-    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const payload = req.binary ? req.binary.bytes : req.body === undefined ? undefined : JSON.stringify(req.body);
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': this.options.userAgent,
-      'X-API-Key': this.#apiKey,
       ...req.headers,
     };
-    if (payload !== undefined) headers['Content-Type'] = 'application/json';
+    if (req.binary) {
+      headers['Content-Type'] = req.binary.contentType;
+      if (req.binary.contentEncoding) headers['Content-Encoding'] = req.binary.contentEncoding;
+    } else if (payload !== undefined) {
+      headers['Content-Type'] = 'application/json';
+    }
     if (req.method !== 'GET') headers['X-Idempotency-Key'] = randomUUID();
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const maxAttempts = Math.max(0, req.retries ?? this.options.retry.retries) + 1;
 
     for (let attempt = 1; ; attempt++) {
+      headers['X-API-Key'] = req.useApiKey || !this.#credential ? this.#apiKey : await this.#credential();
       const result = await this.attempt(url, req.method, headers, payload, timeoutMs, endpoint);
       let reason: string;
       let delayMs: number;
       if (result.kind === 'response') {
         const { status, text } = result;
         if ((status >= 200 && status < 300) || req.passStatuses?.includes(status)) {
-          return { status, body: this.parseJson(text, status, endpoint, attempt) };
+          const contentType = result.headers.get('content-type') ?? '';
+          if (result.bytes) return { status, body: undefined, bytes: result.bytes, contentType };
+          return { status, body: this.parseJson(text, status, endpoint, attempt), contentType };
         }
         const shouldRetry = result.headers.get('x-should-retry');
         const retryable = shouldRetry === 'true' || (shouldRetry !== 'false' && isRetryableStatus(status, text));
@@ -187,7 +227,7 @@ export class TinkerHttp {
     url: string,
     method: string,
     headers: Record<string, string>,
-    payload: string | undefined,
+    payload: string | Uint8Array | undefined,
     timeoutMs: number,
     endpoint: string,
   ): Promise<Attempt> {
@@ -201,6 +241,10 @@ export class TinkerHttp {
     this.#closed.signal.addEventListener('abort', onClose);
     try {
       const res = await fetch(url, { method, headers, body: payload, signal: controller.signal });
+      const type = res.headers.get('content-type') ?? '';
+      if (res.ok && type !== '' && !type.includes('json') && !type.startsWith('text/')) {
+        return { kind: 'response', status: res.status, text: '', bytes: new Uint8Array(await res.arrayBuffer()), headers: res.headers };
+      }
       const text = await res.text();
       return { kind: 'response', status: res.status, text, headers: res.headers };
     } catch (err) {

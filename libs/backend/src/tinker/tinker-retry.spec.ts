@@ -1,4 +1,4 @@
-import { backoffDelayMs, isRetryableStatus, retryAfterMs } from './tinker-retry';
+import { backoffDelayMs, doublingDelayMs, isRetryableStatus, retryAfterMs } from './tinker-retry';
 
 const policy = { retries: 5, baseDelayMs: 500, maxDelayMs: 10_000 };
 const headers = (h: Record<string, string>) => ({ get: (n: string) => h[n] ?? null });
@@ -14,9 +14,9 @@ describe('retry policy', () => {
     }
   });
 
-  it('retries 408, 429, 5xx and an empty 400, nothing else', () => {
-    expect([408, 429, 500, 502, 503, 504].every((s) => isRetryableStatus(s, '{}'))).toBe(true);
-    expect([400, 401, 403, 404, 409, 410, 413, 422].some((s) => isRetryableStatus(s, '{"error":"x"}'))).toBe(false);
+  it('retries 408, 409, 429, 5xx and an empty 400 (as the SDK), nothing else (402 is a billing pause, handled above)', () => {
+    expect([408, 409, 429, 500, 502, 503, 504].every((s) => isRetryableStatus(s, '{}'))).toBe(true);
+    expect([400, 401, 402, 403, 404, 410, 413, 422].some((s) => isRetryableStatus(s, '{"error":"x"}'))).toBe(false);
     expect(isRetryableStatus(400, '  ')).toBe(true);
   });
 
@@ -28,5 +28,9 @@ describe('retry policy', () => {
     expect(retryAfterMs(headers({ 'retry-after': '3600' }))).toBeUndefined();
     expect(retryAfterMs(headers({ 'retry-after': 'soon' }))).toBeUndefined();
     expect(retryAfterMs(headers({}))).toBeUndefined();
+  });
+
+  it("doubles the application-level delay from its base up to its cap (the SDK's 1 s .. 30 s)", () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 60].map((i) => doublingDelayMs(i, 1000, 30_000))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]);
   });
 });

@@ -8,14 +8,15 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 5, baseDelayMs: 500, maxDelayMs: 10_000 };
+/** The SDK's HTTP layer: 10 retries, 0.5 s doubling to 10 s. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 10, baseDelayMs: 500, maxDelayMs: 10_000 };
 
 /** Longest server-requested wait honoured (retry-after / retry-after-ms); longer hints fall back to back-off. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-/** Statuses retried: 408 (timeout), 429 (rate limit), 5xx; a 400 with an empty body (proxy reset) too. */
+/** Statuses retried, as by the SDK: 408 (timeout), 409 (lock timeout), 429 (rate limit), 5xx; a 400 with an empty body (proxy reset) too. */
 export function isRetryableStatus(status: number, body: string): boolean {
-  if (status === 408 || status === 429 || status >= 500) return true;
+  if (status === 408 || status === 409 || status === 429 || status >= 500) return true;
   return status === 400 && body.trim() === '';
 }
 
@@ -39,4 +40,10 @@ export function retryAfterMs(headers: { get(name: string): string | null }, now:
     if (Number.isFinite(v) && v >= 0 && v <= MAX_RETRY_AFTER_MS) return v;
   }
   return undefined;
+}
+
+// delay(n) = min(max, base * 2^n): the SDK's application-level retries (1 s doubling to 30 s) and its
+// back-off on 429 or a lost connection while polling a future
+export function doublingDelayMs(retryIndex: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.min(retryIndex, 30));
 }

@@ -1,6 +1,8 @@
-// A sampling client on the Tinker service: `asample` for completions (tokens, per-token sampling logprobs,
-// stop reason) and, as the SDK does, a 1-token sample with prompt_logprobs for computeLogprobs; both in one asample
-// for sampleWithPromptLogprobs.
+// A sampling client on the Tinker service, one sampling session (create_sampling_session, made by
+// TinkerBackend): `asample` with the session id and this client's seq_id (0, 1, …) for completions (tokens,
+// per-token sampling logprobs, stop reason; the result read as protobuf) and, as the SDK does, a 1-token sample
+// with prompt_logprobs for computeLogprobs; both in one asample for sampleWithPromptLogprobs. A call keeps its
+// seq_id across retries and across a resubmission after its future expired (410).
 import type { SampleParams, SampledSequence, SampledWithPromptLogprobs, SamplingClient } from '../policy-backend';
 import type { TinkerCore } from './tinker-core';
 import { tokensToModelInput } from './tinker-datum';
@@ -27,10 +29,15 @@ function promptLogprobsOf(res: SampleResponse, promptLength: number): (number | 
 export class TinkerSamplingClient implements SamplingClient {
   private seq = 0;
 
+  private readonly generation: number;
+
   constructor(
     private readonly core: TinkerCore,
     readonly modelPath: string,
-  ) {}
+    readonly samplingSessionId: string,
+  ) {
+    this.generation = core.sessionGeneration;
+  }
 
   async sample(promptTokens: number[], numSamples: number, params: SampleParams): Promise<SampledSequence[]> {
     return (await this.sampleOnce('sample', promptTokens, numSamples, params, false)).sequences;
@@ -73,10 +80,12 @@ export class TinkerSamplingClient implements SamplingClient {
   }
 
   private async asample(tokens: number[], numSamples: number, samplingParams: Record<string, unknown>, promptLogprobs: boolean): Promise<SampleResponse> {
+    await this.core.sessionOf(this.generation, 'asample');
+    const seq = this.seq++;
     for (let resubmit = 0; ; resubmit++) {
       const body = {
-        model_path: this.modelPath,
-        seq_id: this.seq++,
+        sampling_session_id: this.samplingSessionId,
+        seq_id: seq,
         num_samples: numSamples,
         prompt: tokensToModelInput(tokens),
         sampling_params: samplingParams,

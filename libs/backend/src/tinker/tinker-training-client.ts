@@ -1,11 +1,13 @@
-// A LoRA training client on the Tinker service: forward_backward(importance_sampling), optim_step (AdamW),
-// save_weights_for_sampler, save_weights / load_weights. Every call reserves the next `seq_id` of this model
-// (1, 2, …; the server runs a model's requests in seq_id order) and keeps it across HTTP retries.
+// A LoRA training client on the Tinker service: forward_backward(importance_sampling) as a protobuf
+// ForwardBackwardRequest (zstd when client/config asks), optim_step (AdamW), save_weights_for_sampler,
+// save_weights / load_weights. Every call reserves the next `seq_id` of this model (1, 2, …; the server runs a
+// model's requests in seq_id order) and keeps it across all its retries; a call the server refused still
+// consumed its seq_id (as in the SDK, so the server must not wait for it).
 import type { ZodType, ZodTypeDef } from 'zod';
-import type { AdamParams, Datum, ForwardBackwardResult, LossFn, TrainingClient } from '../policy-backend';
+import type { AdamParams, Datum, ForwardBackwardResult, LossFn, SaveOptions, TrainingClient } from '../policy-backend';
 import type { TinkerCore } from './tinker-core';
 import { datumToWire } from './tinker-datum';
-import { TinkerApiError, TinkerError } from './tinker-errors';
+import { TinkerError } from './tinker-errors';
 import { isValidCheckpointName } from './tinker-path';
 import {
   forwardBackwardOutputSchema,
@@ -18,6 +20,8 @@ import {
   type UntypedApiFuture,
   type WireDatum,
 } from './tinker-wire.schema';
+import { PROTOBUF_CONTENT_TYPE, encodeForwardBackwardRequest } from './wire/tinker-proto';
+import { ZSTD_ENCODING, zstdCompress } from './wire/zstd';
 
 /** Splits a batch into chunks of at most `maxLen` datums and about `maxBytes` of JSON (the SDK's limits). */
 export function chunkDatums(data: WireDatum[], maxLen: number, maxBytes: number): WireDatum[][] {
@@ -54,24 +58,31 @@ export class TinkerTrainingClient implements TrainingClient {
   private nextSeq = 1;
   private optimSteps = 0;
 
+  private readonly generation: number;
+
   constructor(
     private readonly core: TinkerCore,
     readonly modelId: string,
-  ) {}
+  ) {
+    this.generation = core.sessionGeneration;
+  }
 
   async forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult> {
     if (lossFn !== 'importance_sampling') throw new TinkerError(`forwardBackward: loss '${String(lossFn)}' is not supported (importance_sampling only)`);
     if (datums.length === 0) throw new TinkerError('forwardBackward: the batch is empty');
     const wire = datums.map((d, i) => datumToWire(d, i));
-    const session = await this.core.ensureSession();
+    const session = await this.core.sessionOf(this.generation, 'forward_backward');
     const chunks = chunkDatums(wire, session.maxChunkLen, session.maxChunkBytes);
     const seqs = chunks.map(() => this.reserveSeq());
     // Like the SDK: chunks 2..n first, chunk 1 last, so the server can take the whole batch together.
     const order = chunks.map((_, i) => i).slice(1).concat(0);
     const futures: UntypedApiFuture[] = new Array(chunks.length);
     for (const i of order) {
-      const body = { model_id: this.modelId, seq_id: seqs[i], forward_backward_input: { data: chunks[i], loss_fn: 'importance_sampling' } };
-      futures[i] = await this.submitTraining('forward_backward', body, seqs[i]!, chunks.length === 1);
+      const plain = encodeForwardBackwardRequest({ model_id: this.modelId, seq_id: seqs[i]!, forward_backward_input: { data: chunks[i]!, loss_fn: 'importance_sampling' } }, false);
+      const binary = session.compressForwardBackward
+        ? { bytes: await zstdCompress(plain), contentType: PROTOBUF_CONTENT_TYPE, contentEncoding: ZSTD_ENCODING }
+        : { bytes: plain, contentType: PROTOBUF_CONTENT_TYPE };
+      futures[i] = await this.core.submit('forward_backward', undefined, { binary });
     }
     const outputs = await Promise.all(
       futures.map((f) => this.core.awaitFuture('forward_backward', f, 'ForwardBackward', forwardBackwardOutputSchema)),
@@ -118,16 +129,18 @@ export class TinkerTrainingClient implements TrainingClient {
     return { step: typeof serverStep === 'number' ? serverStep : this.optimSteps };
   }
 
-  async saveWeightsForSampler(name: string): Promise<string> {
+  async saveWeightsForSampler(name: string, options: SaveOptions = {}): Promise<string> {
     this.checkName('saveWeightsForSampler', name);
-    const res = await this.trainingCall('save_weights_for_sampler', { path: name, type: 'save_weights_for_sampler' }, 'SaveWeightsForSampler', saveWeightsForSamplerResponseSchema);
+    const fields = { path: name, ...ttl('saveWeightsForSampler', options), type: 'save_weights_for_sampler' };
+    const res = await this.trainingCall('save_weights_for_sampler', fields, 'SaveWeightsForSampler', saveWeightsForSamplerResponseSchema);
     if (!res.path) throw new TinkerError('save_weights_for_sampler: the server answered without a path');
     return res.path;
   }
 
-  async saveState(name: string): Promise<string> {
+  async saveState(name: string, options: SaveOptions = {}): Promise<string> {
     this.checkName('saveState', name);
-    const res = await this.trainingCall('save_weights', { path: name, overwrite: false, type: 'save_weights' }, 'SaveWeights', saveWeightsResponseSchema);
+    const fields = { path: name, ...ttl('saveState', options), overwrite: false, type: 'save_weights' };
+    const res = await this.trainingCall('save_weights', fields, 'SaveWeights', saveWeightsResponseSchema);
     return res.path;
   }
 
@@ -141,28 +154,21 @@ export class TinkerTrainingClient implements TrainingClient {
   }
 
   private async trainingCall<T>(name: string, fields: Record<string, unknown>, type: TinkerRequestType, schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
-    await this.core.ensureSession();
+    await this.core.sessionOf(this.generation, name);
     const seq = this.reserveSeq();
-    const future = await this.submitTraining(name, { model_id: this.modelId, seq_id: seq, ...fields }, seq, true);
+    const future = await this.core.submit(name, { model_id: this.modelId, seq_id: seq, ...fields });
     return this.core.awaitFuture(name, future, type, schema);
   }
 
+  /** The next seq_id; never given back, even when the server refuses the call (the server counts it as used). */
   private reserveSeq(): number {
     return this.nextSeq++;
   }
+}
 
-  /**
-   * Submits one seq-numbered request. When the server refuses it outright (a 4xx: it was never queued) and it
-   * was the last id handed out, the id is given back so the next call does not leave a gap the server waits on.
-   */
-  private async submitTraining(name: string, body: unknown, seq: number, releasable: boolean): Promise<UntypedApiFuture> {
-    try {
-      return await this.core.submit(name, body);
-    } catch (err) {
-      if (releasable && err instanceof TinkerApiError && err.status >= 400 && err.status < 500 && seq === this.nextSeq - 1) {
-        this.nextSeq = seq;
-      }
-      throw err;
-    }
-  }
+/** `ttl_seconds` for a save, checked: a positive whole number of seconds. */
+function ttl(what: string, options: SaveOptions): { ttl_seconds?: number } {
+  if (options.ttlSeconds === undefined) return {};
+  if (!Number.isInteger(options.ttlSeconds) || options.ttlSeconds < 1) throw new TinkerError(`${what}: ttlSeconds must be a positive whole number (got ${options.ttlSeconds})`);
+  return { ttl_seconds: options.ttlSeconds };
 }

@@ -1,11 +1,15 @@
-// The JSON wire of the Tinker HTTP API (the form the `tinker` Python SDK spoke up to 0.24.x; see
+// The JSON shapes of the Tinker HTTP API (the form the `tinker` Python SDK spoke up to 0.24.x, and the shape
+// wire/tinker-proto.ts maps the 0.25 protobuf messages to; see
 // ../shared/notes/tinker-protocol.md §5), as zod schemas shared by the TypeScript client (TinkerBackend) and
 // the local protocol-compatible server (apps/policy-server). Requests omit null fields; responses may carry
 // fields we do not know, which zod strips.
 import { z } from 'zod';
 
-/** SDK version reported in client/config and create_session: the last SDK whose wire is all JSON. */
-export const TINKER_WIRE_SDK_VERSION = '0.24.1';
+/**
+ * SDK version reported in client/config and create_session: the official SDK whose wire this client speaks
+ * (protobuf forward_backward and results, sampling sessions, JWT, its retry rules), checked against SDK 0.25.0.
+ */
+export const TINKER_WIRE_SDK_VERSION = '0.25.0';
 export const TINKER_API_PREFIX = '/api/v1';
 
 const tokenId = z.number().int().nonnegative();
@@ -46,6 +50,7 @@ export const clientConfigResponseSchema = z
     fwdbwd_max_chunk_len: z.number().int().positive().optional(),
     fwdbwd_max_chunk_bytes_count: z.number().int().positive().optional(),
     proto_compress_fwdbwd: z.boolean().optional(),
+    billing_exception_max_pause_duration_sec: z.number().positive().optional(),
   })
   .passthrough();
 export type ClientConfigResponse = z.infer<typeof clientConfigResponseSchema>;
@@ -89,6 +94,7 @@ export type RequestFailedResponse = z.infer<typeof requestFailedResponseSchema>;
 export type TinkerRequestType =
   | 'CreateModel'
   | 'ForwardBackward'
+  | 'Forward'
   | 'OptimStep'
   | 'SaveWeights'
   | 'LoadWeights'
@@ -123,6 +129,12 @@ export const forwardBackwardRequestSchema = z.object({
   }),
 });
 export type ForwardBackwardRequest = z.infer<typeof forwardBackwardRequestSchema>;
+/** forward (forward pass only) as SDKs up to 0.24.1 send it; 0.25 sends a ForwardBackwardRequest protobuf with forward_only */
+export const forwardRequestSchema = z.object({
+  model_id: z.string().min(1),
+  seq_id: z.number().int().positive(),
+  forward_input: forwardBackwardRequestSchema.shape.forward_backward_input,
+});
 export const forwardBackwardOutputSchema = z.object({
   loss_fn_output_type: z.string().optional(),
   loss_fn_outputs: z.array(z.record(z.string(), tensorDataSchema)),
@@ -223,3 +235,15 @@ export const sampleResponseSchema = z.object({
 export type SampleResponse = z.infer<typeof sampleResponseSchema>;
 
 export const healthResponseSchema = z.object({ status: z.string() });
+
+// ---- checkpoints, capabilities, auth ----
+export const weightsInfoRequestSchema = z.object({ tinker_path: z.string().min(1) });
+export const weightsInfoResponseSchema = z.object({
+  base_model: z.string().min(1),
+  is_lora: z.boolean(),
+  lora_rank: z.number().int().positive().nullish(),
+});
+export const getServerCapabilitiesResponseSchema = z.object({
+  supported_models: z.array(z.object({ model_name: z.string().nullish(), max_context_length: z.number().int().nullish() })),
+});
+export const authTokenResponseSchema = z.object({ jwt: z.string().min(1) });

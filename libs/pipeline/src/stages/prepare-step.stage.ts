@@ -5,6 +5,7 @@
 import type { SampleRequest, StepRequest } from '@rx/contracts';
 import { OutOfOrderStepError, UnrecoverableStageError } from '../stage-errors';
 import type { TrainerStepLedger } from '../trainer-step.ledger';
+import { PER_STEP_CHECKPOINT } from '../checkpoint-ttl';
 import type { TrainingClientPool } from '../training-client.pool';
 
 export interface PrepareStepDeps {
@@ -37,7 +38,7 @@ export async function prepareStep(req: StepRequest, deps: PrepareStepDeps): Prom
   const client = await deps.trainers.at(key, status.committed);
   let samplerPath: string;
   try {
-    samplerPath = await client.saveWeightsForSampler(`${req.runId}-${req.arm}-${req.step}`);
+    samplerPath = await client.saveWeightsForSampler(`${req.runId}-${req.arm}-${req.step}`, PER_STEP_CHECKPOINT);
   } catch (err) {
     deps.trainers.discard(key, client); // e.g. the backend restarted and forgot the client: the retry rebuilds it
     throw err;

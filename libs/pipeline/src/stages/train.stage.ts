@@ -9,6 +9,7 @@ import { buildDatum } from '../datum-builder';
 import { trainerLogprobStats } from '../logprob-stats';
 import { OutOfOrderStepError } from '../stage-errors';
 import type { LedgerClaim, LedgerKey, TrainerStepLedger } from '../trainer-step.ledger';
+import { PER_STEP_CHECKPOINT } from '../checkpoint-ttl';
 import type { TrainingClientPool } from '../training-client.pool';
 
 /** AdamW of the spec: Tinker's AdamParams with beta1 0.9, beta2 0.95, eps 1e-8 and the step's learning rate. */
@@ -102,7 +103,7 @@ export async function trainStep(step: TrainStep, deps: TrainStageDeps): Promise<
     await deps.ledger.markPhase(key, step.step, token, 'optim_step');
     ({ step: optimizerStep } = await client.optimStep(adamParamsFor(step.plan.learningRate)));
     // commit = state saved, then the ledger entry naming it
-    statePath = await client.saveState((deps.stateName ?? defaultStateName)(step));
+    statePath = await client.saveState((deps.stateName ?? defaultStateName)(step), PER_STEP_CHECKPOINT);
   } catch (err) {
     // the claim stays: the retry takes it over and redoes N on a client loaded from the state after N-1
     deps.trainers.discard(key, client);
