@@ -117,7 +117,8 @@ describe('policy server authentication', () => {
     const { modelId } = await newModel(server, KEY);
     const adam = { learning_rate: 0.01, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
     for (let seq = 1; seq <= 3; seq++) await futureResult(server, (await api(server, 'optim_step', { model_id: modelId, seq_id: seq, adam_params: adam }, KEY)).json.request_id, KEY);
-    const reuse = await api(server, 'optim_step', { model_id: modelId, seq_id: 1, adam_params: adam }, KEY);
+    // another body under a used seq_id (the same body would be a resend and get its first future)
+    const reuse = await api(server, 'optim_step', { model_id: modelId, seq_id: 1, adam_params: { ...adam, learning_rate: adam.learning_rate * 2 } }, KEY);
     expect(reuse).toMatchObject({ status: 409, json: { error: 'optim_step: seq_id 1 was already used' } });
     expect(reuse.body).not.toMatch(/[2-9]/);
   });

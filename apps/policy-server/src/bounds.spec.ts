@@ -82,9 +82,9 @@ describe('policy server bounds', () => {
       status: 400, json: { error: `forward_backward: datum 0 model_input holds 9 tokens; ${BASE} takes at most 8` },
     });
     expect(backend.calls.forwardBackward).toBe(0);
-    // the refused seq_id 1 was not consumed
-    expect(await futureResult(server, (await api(server, 'forward_backward', fbBody(modelId, 1))).json.request_id)).toMatchObject({ loss_fn_output_type: 'importance_sampling' });
-    const saved = await futureResult(server, (await api(server, 'save_weights_for_sampler', { model_id: modelId, seq_id: 2, path: 's' })).json.request_id);
+    // the refused seq_id 1 was consumed (#12: as on the service, the SDK never resends it), so seq_id 2 runs at once
+    expect(await futureResult(server, (await api(server, 'forward_backward', fbBody(modelId, 2))).json.request_id)).toMatchObject({ loss_fn_output_type: 'importance_sampling' });
+    const saved = await futureResult(server, (await api(server, 'save_weights_for_sampler', { model_id: modelId, seq_id: 3, path: 's' })).json.request_id);
     const sample = (tokens: number[], seed?: number) => ({ model_path: saved.path, prompt: { chunks: [{ type: 'encoded_text', tokens }] }, num_samples: 1, sampling_params: { max_tokens: 2, temperature: 1, ...(seed === undefined ? {} : { seed }) } });
     expect(await api(server, 'asample', sample([1, 99]))).toMatchObject({ status: 400, json: { error: `asample: the prompt has token id 99, outside the vocabulary of ${BASE} (0..31)` } });
     expect(await api(server, 'asample', sample(new Array(9).fill(1)))).toMatchObject({ status: 400, json: { error: `asample: the prompt holds 9 tokens; ${BASE} takes at most 8` } });
