@@ -151,7 +151,7 @@ async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<b
 export async function bootstrapService<S extends PipelineService>(opts: BootstrapServiceOptions<S>): Promise<RunningService> {
   const { service, config } = opts;
   const logger = createRxLogger(service, opts.log ? lineDestination(opts.log) : undefined);
-  const log = (event: string, fields: Record<string, unknown> = {}) => logger.info({ ...fields, event });
+  const log = (event: string, fields: Record<string, unknown> = {}) => logger.info({ event, ...fields });
 
   // the start-up check, before anything connects: one processor per queue the graph gives this service
   const entries = Object.entries(opts.processors) as Array<[QueueName, Type<WorkerHostLike>]>;

@@ -1,5 +1,5 @@
 // One pino logger per process: JSON lines with the service name and an ISO time, secrets redacted by path
-// (whatever object they sit in at these paths is logged as [Redacted]). Nest's own messages go through a child at
+// (whatever object they sit in at these paths is logged as ***). Nest's own messages go through a child at
 // warn level (nestjs-pino), so a service's stdout stays one event per line.
 import pino, { type DestinationStream, type Logger } from 'pino';
 
@@ -21,7 +21,8 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
 ];
 
-export const REDACTED = '[Redacted]';
+// the same mark as the configs' own redaction (service-config, Redis URLs)
+export const REDACTED = '***';
 
 export function createRxLogger(service: string, destination?: DestinationStream): Logger {
   return pino(
