@@ -2,22 +2,9 @@
 // identify a spec, a batch or a configuration.
 import { createHash } from 'node:crypto';
 
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value as Record<string, unknown>).sort()) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = sortKeys(v);
-    }
-    return out;
-  }
-  return value;
-}
+// one canonical form for the whole system: the exchange record's, which its checker re-derives
+export { canonicalJson } from '@rx/exchange-record';
+import { canonicalJson } from '@rx/exchange-record';
 
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
