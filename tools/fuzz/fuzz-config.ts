@@ -11,15 +11,31 @@ const intVar = (name: string, min: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `${name} must be an integer >= ${min}`).max(Number.MAX_SAFE_INTEGER));
 
+// fast-check prints 32-bit seeds, negative ones included: RX_FUZZ_SEED takes them as printed
+const seedVar = z
+  .string()
+  .regex(/^-?\d+$/, 'RX_FUZZ_SEED must be an integer (as a failure prints it)')
+  .transform(Number)
+  .pipe(z.number().int().min(-(2 ** 31), 'RX_FUZZ_SEED must fit in 32 bits').max(2 ** 32 - 1, 'RX_FUZZ_SEED must fit in 32 bits'));
+
 const fuzzEnvSchema = z.object({
   RX_FUZZ_RUNS: intVar('RX_FUZZ_RUNS', 1).default('1000'),
-  RX_FUZZ_SEED: intVar('RX_FUZZ_SEED', 0).optional(),
+  RX_FUZZ_SEED: seedVar.optional(),
+  // with RX_FUZZ_SEED, the path a failure prints: replays that one case (and its shrinking) only
+  RX_FUZZ_PATH: z.string().regex(/^\d+(:\d+)*$/, 'RX_FUZZ_PATH must be a fast-check path such as 117:10:2').optional(),
 });
 
 export type FuzzEnv = z.infer<typeof fuzzEnvSchema>;
 
 export function parseFuzzEnv(env: Record<string, string | undefined>): FuzzEnv {
-  const parsed = fuzzEnvSchema.safeParse({ RX_FUZZ_RUNS: env.RX_FUZZ_RUNS || undefined, RX_FUZZ_SEED: env.RX_FUZZ_SEED || undefined });
+  const parsed = fuzzEnvSchema.safeParse({
+    RX_FUZZ_RUNS: env.RX_FUZZ_RUNS || undefined,
+    RX_FUZZ_SEED: env.RX_FUZZ_SEED || undefined,
+    RX_FUZZ_PATH: env.RX_FUZZ_PATH || undefined,
+  });
+  if (parsed.success && parsed.data.RX_FUZZ_PATH !== undefined && parsed.data.RX_FUZZ_SEED === undefined) {
+    throw new Error('fuzz configuration: RX_FUZZ_PATH replays a case only together with the RX_FUZZ_SEED it was printed with');
+  }
   if (!parsed.success) throw new Error(`fuzz configuration: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data;
 }
@@ -50,6 +66,7 @@ export function fuzzParams<T>(share: number): Parameters<T> {
   return {
     numRuns: fuzzRuns(share),
     ...(FUZZ_ENV.RX_FUZZ_SEED !== undefined ? { seed: FUZZ_ENV.RX_FUZZ_SEED } : {}),
+    ...(FUZZ_ENV.RX_FUZZ_PATH !== undefined ? { path: FUZZ_ENV.RX_FUZZ_PATH } : {}),
     // a failure prints its seed and path; the shrunk counterexample is enough, not every intermediate step
     verbose: 0,
   };

@@ -8,8 +8,14 @@ import { fuzzParams, tryWithCpuTime } from './fuzz-config';
 import { getAt, jsonPaths, mutatedJson, type Json, type JsonPath } from './json-mutation';
 import { validPayloads } from './valid-payloads';
 
-/** CPU milliseconds one safeParse may take (a valid batch of 8 rollouts takes well under 1 ms). */
+/** CPU milliseconds one safeParse may take (a valid batch of 8 rollouts takes well under 1 ms) ... */
 const PARSE_CPU_MS = 250;
+/**
+ * ... plus this much per MB of its JSON: a parse is linear in the payload, and compounded mutations reach
+ * 250 MB (5000 prompts, a quarter of them with a 200 kB string: about 1 s of CPU, 4 ms/MB, on CI). What the
+ * bound is for is a parse that grows faster than its input (backtracking, quadratic issue lists).
+ */
+const PARSE_CPU_MS_PER_MB = 20;
 /** ... and one of a payload with a field stretched (5000 batch entries, 10^5 tokens, 10^6 characters). */
 const STRETCHED_CPU_MS = 1000;
 
@@ -19,10 +25,11 @@ const STRING_STRETCH = 1_000_001; // past the 1 MB inline payload limit on its o
 
 const payloads = validPayloads();
 
-function safeParse(schema: z.ZodTypeAny, data: unknown, cpuLimitMs: number): z.SafeParseReturnType<unknown, unknown> {
+function safeParse(schema: z.ZodTypeAny, data: unknown, baseCpuLimitMs: number): z.SafeParseReturnType<unknown, unknown> {
   const r = tryWithCpuTime(() => schema.safeParse(data));
   if (r.error !== undefined) throw new Error(`safeParse threw: ${r.error instanceof Error ? r.error.stack : String(r.error)}`);
-  expect(r.cpuMs).toBeLessThan(cpuLimitMs);
+  const megabytes = (JSON.stringify(data)?.length ?? 0) / 1e6;
+  expect(r.cpuMs).toBeLessThan(baseCpuLimitMs + PARSE_CPU_MS_PER_MB * megabytes);
   return r.value as z.SafeParseReturnType<unknown, unknown>;
 }
 
