@@ -1,6 +1,7 @@
 // The controller's environment, validated once with zod. `rx run` reads it too (flags override it). A bad value
 // stops with one line naming the variable; secrets (TINKER_API_KEY, a Redis password) never appear in messages.
 import { z } from 'zod';
+import { DEFAULT_LOCK_STALE_MS } from './run/run-lock';
 
 export const CONTROLLER_DEFAULT_PORT = 3100;
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -33,13 +34,23 @@ export const controllerConfigSchema = z.object({
   /** service mode: the spec to run and the run's name (its directory is RX_DATA_DIR/runs/RX_RUN_NAME) */
   RX_SPEC: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
   RX_RUN_NAME: z.preprocess(emptyToUndefined, z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 letters, digits, "_", "." or "-"').optional()),
+  /** how old the run lock's heartbeat may be before another controller takes the run over (run/run-lock.ts) */
+  RX_RUN_LOCK_STALE_MS: intVar(1_000, 3_600_000).default(DEFAULT_LOCK_STALE_MS),
   /** passed to a policy server that rx run spawns */
   RX_POLICY_LATENCY_MS: intVar(0, 600_000).optional(),
   /** the key of the policy server rx run spawns (default: a new random one per run); set it to scrape its /metrics */
   RX_POLICY_API_KEY: z.preprocess(emptyToUndefined, z.string().min(8, 'must be at least 8 characters').optional()),
   /** the Tinker backend (--backend tinker) */
-  TINKER_API_KEY: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
-  TINKER_BASE_URL: z.preprocess(emptyToUndefined, z.string().url('must be an http(s) URL').optional()),
+  // sent as an HTTP header: printable Latin-1 only (fetch refuses anything else, mid-run)
+  TINKER_API_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^[\x21-\x7e\xa0-\xff]+$/, 'must be printable Latin-1 characters without spaces (it is sent as an HTTP header)').optional()),
+  TINKER_BASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .url('must be an http(s) URL')
+      .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL')
+      .optional(),
+  ),
 });
 
 export type ControllerConfig = z.infer<typeof controllerConfigSchema>;

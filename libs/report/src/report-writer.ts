@@ -1,9 +1,9 @@
 // rx report: read a run directory, build the report and write it as <run dir>/report.html (atomically).
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { renderReportHtml } from './report-html';
 import { buildReportModel } from './report-model';
-import { readRunDir } from './run-dir';
+import { readRunDir, RunDirError } from './run-dir';
 
 export const REPORT_FILE = 'report.html';
 
@@ -28,7 +28,15 @@ export function writeReport(runDir: string, options: { now?: Date } = {}): Writt
   const html = renderReportHtml(model, chartJsBundle());
   const file = path.join(run.root, REPORT_FILE);
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, html, 'utf8');
-  renameSync(tmp, file);
+  try {
+    writeFileSync(tmp, html, 'utf8');
+    renameSync(tmp, file);
+  } catch (err) {
+    // a failed report leaves nothing behind, and says why in one line
+    rmSync(tmp, { force: true });
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EISDIR' ? `${file} is a directory: remove or rename it` : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? `${run.root} cannot be written (${code})` : `cannot write ${file} (${code ?? (err as Error).message})`;
+    throw new RunDirError(`${why}; the report was not written`);
+  }
   return { file, bytes: Buffer.byteLength(html), charts: model.charts.length, notes: model.notes };
 }

@@ -102,6 +102,16 @@ describe('loadSpecText', () => {
     expect(r.errors[0]).toMatch(/^\$: invalid JSON: /);
     expect(r.errors[0]).not.toContain('\n');
   });
+
+  it('never quotes the text it could not parse (a key file given by mistake stays unprinted)', () => {
+    for (const text of ['TINKER_API_KEY=sk-secret', 'sk-secret', '{"a": sk-secret}', '{"a": 1']) {
+      const r = loadSpecText(text);
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.errors[0]).toMatch(/^\$: invalid JSON: (at (line|offset) |it ends early|not JSON)/);
+      expect(r.errors[0]).not.toMatch(/sk-|secret|TINKER/);
+    }
+  });
 });
 
 describe('formatJsonPath', () => {

@@ -16,10 +16,24 @@ export function loadSpecText(text: string): SpecParseResult {
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return { ok: false, errors: [`$: invalid JSON: ${oneLine(why.replace(/\s*\n\s*/g, ' '))}`] };
+    return { ok: false, errors: [`$: invalid JSON: ${jsonSyntaxWhere(err, text)}`] };
   }
   return parseSpec(json);
+}
+
+/**
+ * Where JSON.parse failed, without any of the text: V8's message quotes the text around the error (the whole of a
+ * short file), and a file given by mistake (a key file) must not be printed. `at line 2 column 3 (of 40 characters)`.
+ */
+export function jsonSyntaxWhere(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : '';
+  const size = `${text.length} characters`;
+  const at = /line (\d+) column (\d+)/.exec(message);
+  if (at) return `at line ${at[1]} column ${at[2]} (of ${size})`;
+  if (/end of JSON input/.test(message)) return `it ends early (${size})`;
+  const position = /at position (\d+)/.exec(message);
+  if (position) return `at offset ${position[1]} (of ${size})`;
+  return `not JSON (${size})`;
 }
 
 /** `["arms", 1, "lr"]` → `arms[1].lr`; the root is `$`. */

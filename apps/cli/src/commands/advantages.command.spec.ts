@@ -186,6 +186,11 @@ describe('rx advantages', () => {
       [['--estimator', 'kernel', '--bandwidth', '-1', '--input', 'x'], /Option '--bandwidth' argument is ambiguous\. .*use '--bandwidth=-XYZ'; usage/],
       [['--estimator', 'a\nb', '--input', 'x'], /--estimator must be kernel or group_mean, got 'a\\nb'; usage/],
       [['--estimator', 'kernel'], /--input is required/],
+      [['--estimator', 'kernel', '--window', '1e300', '--input', 'x'], /--window must be an integer from 2 to 100000, got '1e300'/],
+      [
+        ['--estimator', 'kernel', '--input', await write('huge.jsonl', `${good}\n{"step":0,"prompt_id":"p2","reward":0,"phi":[1e308,1]}\n{"step":0,"prompt_id":"p3","reward":0,"phi":[1e308,2]}\n`)],
+        /huge\.jsonl line \d: the kernel baseline is not a finite number \(phi too large/,
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => rx(['advantages', ...args])));
     results.forEach((res, k) => {

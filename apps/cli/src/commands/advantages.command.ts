@@ -19,6 +19,8 @@ import { argsError, shown } from './validate.command';
 
 const USAGE = 'usage: rx advantages --estimator kernel|group_mean [--bandwidth H] [--window 256] --input rollouts.jsonl';
 const DEFAULT_BANDWIDTH = 0.5;
+/** the most rollouts the kernel window may hold (the spec's is 256; each rollout costs one kernel weight per rollout) */
+const MAX_WINDOW = 100_000;
 
 const finite = z.number().finite();
 const lineSchema = z.object({
@@ -62,8 +64,8 @@ function parseOptions(argv: string[]): Options {
     throw new UserError(`--bandwidth must be a positive number, got '${shown(String(values.bandwidth))}'`);
   }
   const window = values.window === undefined ? DEFAULT_WINDOW_SIZE : Number(values.window);
-  if (!Number.isInteger(window) || window < 2) {
-    throw new UserError(`--window must be an integer >= 2, got '${shown(String(values.window))}'`);
+  if (!Number.isInteger(window) || window < 2 || window > MAX_WINDOW) {
+    throw new UserError(`--window must be an integer from 2 to ${MAX_WINDOW}, got '${shown(String(values.window))}'`);
   }
   if (estimator === 'group_mean' && (values.bandwidth !== undefined || values.window !== undefined)) {
     throw new UserError('--bandwidth and --window apply to --estimator kernel only');
@@ -150,6 +152,11 @@ export async function run(argv: string[]): Promise<number> {
         throw new UserError(`${shown(opts.input)} step ${step.step} (line ${step.lines[0]}): ${shown(err.message)}`);
       }
       window = appendToWindow(window, step.rollouts);
+      // phi near the float64 limit overflows the window mean or the squared distances: no number to print
+      const bad = advantages.findIndex((a) => !Number.isFinite(a.advantage) || !Number.isFinite(a.baseline) || !Number.isFinite(a.effectiveNeighbors));
+      if (bad >= 0) {
+        throw new UserError(`${shown(opts.input)} line ${step.lines[bad]}: the kernel baseline is not a finite number (phi too large: its mean or the squared distances overflow float64); rescale phi`);
+      }
     }
     for (const a of advantages) out.push(outputLine(a));
   }

@@ -1,6 +1,6 @@
 // Spawns the real CLI (`node -r tools/register.js apps/cli/src/main.ts decide …`) on temporary files.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -31,12 +31,19 @@ describe('rx decide', () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
+  /** the embedded spec with an evaluation set of n items (the decision is pre-registered for eval.n_examples) */
+  const specFor = async (n: number): Promise<string> => {
+    const spec = JSON.parse(await readFile(SPEC, 'utf8'));
+    spec.eval.n_examples = n;
+    if (spec.feasibility?.effective_config) spec.feasibility.effective_config.n_eval = n;
+    return file(`spec-n${n}.json`, JSON.stringify(spec));
+  };
 
   it('pairs by item_id and prints the Hoeffding decision', async () => {
     const t = await file('t.jsonl', jsonl([['q1', true], ['q2', true], ['q3', false], ['q4', true]]));
     // baseline in another order: q4 wrong, q3 wrong, q2 right, q1 wrong -> d = [1, 0, 0, 1]
     const b = await file('b.jsonl', jsonl([['q4', false], ['q3', false], ['q2', true], ['q1', false]]));
-    const r = await rx(['decide', '--spec', SPEC, '--treatment', t, '--baseline', b]);
+    const r = await rx(['decide', '--spec', await specFor(4), '--treatment', t, '--baseline', b]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -56,7 +63,7 @@ describe('rx decide', () => {
     const ids = Array.from({ length: 200 }, (_, i) => i);
     const t = await file('t-win.jsonl', jsonl(ids.map((i) => [i, true])));
     const b = await file('b-win.jsonl', jsonl(ids.map((i) => [i, i % 2 === 0])));
-    const r = await rx(['decide', '--spec', SPEC, '--treatment', t, '--baseline', b]);
+    const r = await rx(['decide', '--spec', await specFor(200), '--treatment', t, '--baseline', b]);
     expect(r.code).toBe(0);
     // effect 0.5, halfwidth 2 sqrt(ln 20 / 400) = 0.17308
     expect(JSON.parse(r.stdout)).toMatchObject({ n: 200, effect: 0.5, wins_treatment: 100, wins_baseline: 0, supported: true, outcome: 'supported' });
@@ -75,6 +82,19 @@ describe('rx decide', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(message(t, b));
+  });
+
+  it('refuses the same file as both arms, and files of another n than the spec pre-registers', async () => {
+    const t = await file('t-same.jsonl', jsonl([['a', true], ['b', false]]));
+    const same = await rx(['decide', '--spec', await specFor(2), '--treatment', t, '--baseline', path.join(dir, '.', 't-same.jsonl')]);
+    expect([same.code, same.stdout]).toEqual([2, '']);
+    expect(same.stderr).toBe(`rx: --treatment and --baseline are the same file (${t}): give each arm's own evaluation file\n`);
+    const b = await file('b-n.jsonl', jsonl([['a', false], ['b', false]]));
+    const otherN = await rx(['decide', '--spec', await specFor(3), '--treatment', t, '--baseline', b]);
+    expect([otherN.code, otherN.stdout]).toEqual([2, '']);
+    expect(otherN.stderr).toBe("rx: the files pair 2 items, but the spec's eval.n_examples is 3: decide on the whole pre-registered evaluation set\n");
+    // the same files against a spec of their n: a decision
+    expect((await rx(['decide', '--spec', await specFor(2), '--treatment', t, '--baseline', b])).code).toBe(0);
   });
 
   it('exits 2 with one line for a missing flag or file', async () => {

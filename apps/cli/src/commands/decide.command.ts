@@ -1,7 +1,7 @@
 // rx decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl
 // Files of {"item_id": ..., "correct": true|false} lines, paired by item_id, scored by the spec's paired Hoeffding
 // rule (primary criterion). Prints {n, effect, halfwidth, lower, upper, wins_treatment, wins_baseline, supported, outcome}.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { decisionRule, type DecisionRule } from '@rx/spec';
 import { decidePairedItems, hoeffdingRecord, PairedItemsError, type ItemFile } from '@rx/stats';
@@ -29,20 +29,38 @@ export async function run(argv: string[]): Promise<number> {
   };
   const [specPath, treatmentPath, baselinePath] = [required('spec'), required('treatment'), required('baseline')];
   let rule: DecisionRule;
+  let nExamples: number;
   try {
-    rule = decisionRule(await readSpecFile(specPath));
+    const spec = await readSpecFile(specPath);
+    rule = decisionRule(spec);
+    nExamples = spec.eval.n_examples;
   } catch (err) {
     if (err instanceof SpecFileError) return reportSpecFileError(err);
     throw err;
   }
+  if (await sameFile(treatmentPath, baselinePath)) {
+    throw new UserError(`--treatment and --baseline are the same file (${shown(treatmentPath)}): give each arm's own evaluation file`);
+  }
   const [treatment, baseline] = await Promise.all([readItemFile(treatmentPath, 'treatment'), readItemFile(baselinePath, 'baseline')]);
   try {
     const result = decidePairedItems(treatment, baseline, rule);
+    // the rule is pre-registered for the spec's evaluation set: a different n is a different experiment
+    if (result.n !== nExamples) throw new UserError(`the files pair ${result.n} items, but the spec's eval.n_examples is ${nExamples}: decide on the whole pre-registered evaluation set`);
     process.stdout.write(`${JSON.stringify(hoeffdingRecord(result))}\n`);
     return 0;
   } catch (err) {
     if (err instanceof PairedItemsError || err instanceof RangeError) throw new UserError(shown(err.message));
     throw err;
+  }
+}
+
+/** the same file given twice (the same path, or two names of one file) */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  try {
+    const [x, y] = await Promise.all([stat(a), stat(b)]);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
   }
 }
 

@@ -2,16 +2,14 @@
 // the phases done and their wall times, each arm's steps, the gate table, the evaluation and the decision.
 import type { StepRecord } from '@rx/contracts';
 import type { DecisionSummary } from '../phases/decision.phase';
-import type { EvaluationResult } from '../phases/evaluation/evaluation.phase';
-import type { PilotResult } from '../phases/pilot.phase';
 import type { RunRecord } from '../phases/record/record.phase';
 import { formatDuration } from '../progress/progress.reporter';
 import type { SeenDeadLetter } from '../infra/step-bus';
 import { exchangeCheckLines } from '../exchange/exchange-lines';
 import { RunDir } from '../run/run-dir';
-import { PHASES, readManifest, RunStateStore } from '../run/run-state';
+import { checkRunFilesAgainstState, loadRunState, readManifest, readRunFile, readRunFileIfExists } from '../run/run-files';
+import { PHASES } from '../run/run-state';
 import { formatGateNumber, type GateResult } from '@rx/gates';
-import { parseSpec } from '@rx/spec';
 
 export interface RunStatus {
   dir: string;
@@ -39,14 +37,13 @@ const DEAD_LETTERS_SHOWN = 5;
 export function runStatus(root: string): RunStatus {
   const dir = new RunDir(root);
   const manifest = readManifest(dir);
-  const state = RunStateStore.load(dir).state;
-  const parsed = parseSpec(dir.readJson(dir.specFile));
-  if (!parsed.ok) throw new Error(`${dir.specFile}: ${parsed.errors[0]}`);
-  const spec = parsed.spec;
-  const pilot = dir.readJsonIfExists<PilotResult>(dir.pilotFile);
-  const evaluation = dir.readJsonIfExists<EvaluationResult>(dir.evaluationFile);
-  const decision = dir.readJsonIfExists<DecisionSummary>(dir.decisionFile);
-  const record = dir.readJsonIfExists<RunRecord>(dir.recordFile);
+  const state = loadRunState(dir).state;
+  const spec = readRunFile(dir, 'spec.json');
+  checkRunFilesAgainstState(dir, state, spec.arms.map((a) => a.name));
+  const pilot = readRunFileIfExists(dir, 'pilot.json');
+  const evaluation = readRunFileIfExists(dir, 'evaluation.json');
+  const decision = readRunFileIfExists(dir, 'decision-summary.json');
+  const record = readRunFileIfExists(dir, 'record.json');
   return {
     dir: dir.root,
     run_id: manifest.runId,

@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import * as path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { CHAR_BASE_MODELS, rendererFor, TinkerBackend, type PolicyBackend, type Renderer } from '@rx/backend';
+import { CHAR_BASE_MODELS, rendererFor, TINKER_WIRE_SDK_VERSION, TinkerApiError, TinkerBackend, TinkerHttp, type PolicyBackend, type Renderer } from '@rx/backend';
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import { createRxMetrics, type QueueSnapshot, type RxMetrics } from '@rx/metrics';
 import { backendFromConfig, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
-import { applySpecOverride, loadSpecText, parseSpec, pilotSettings, treatmentArm, type ExperimentSpec, type SpecOverride } from '@rx/spec';
+import { applySpecOverride, jsonSyntaxWhere, loadSpecText, parseSpec, pilotSettings, treatmentArm, type ExperimentSpec, type SpecOverride } from '@rx/spec';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ControllerConfig } from '../config';
@@ -34,8 +34,9 @@ import { runSharedInit, type SharedInitResult } from '../phases/shared-init.phas
 import { runTraining, type ArmTraining, type TrainingResult } from '../phases/training.phase';
 import type { ProgressReporter } from '../progress/progress.reporter';
 import { canonicalJson, sha256Hex } from '../run/canonical-json';
-import { RunDir } from '../run/run-dir';
-import { PHASES, readManifest, RunStateStore, type PhaseName, type RunManifest, type RunState } from '../run/run-state';
+import { checkWritableDir, RunDir } from '../run/run-dir';
+import { checkRunFilesAgainstState, loadRunState, readManifest, readRunFile, readRunFileIfExists } from '../run/run-files';
+import { PHASES, RunStateStore, type PhaseName, type RunManifest, type RunState } from '../run/run-state';
 import { RunStopped, type ExperimentContext } from './experiment-context';
 import { loadExperimentData, type ExperimentData } from './experiment-data';
 
@@ -127,14 +128,17 @@ function readOverride(file: string): { override: SpecOverride; text: string } {
   } catch (err) {
     throw new RunUserError(`cannot read override ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be a JSON object (a partial spec)');
-    return { override: value as SpecOverride, text };
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
-    throw new RunUserError(`${file}: ${(err as Error).message}`);
+    throw new RunUserError(`${file}: invalid JSON: ${jsonSyntaxWhere(err, text)}`);
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RunUserError(`${file}: must be a JSON object (a partial spec)`);
+  return { override: value as SpecOverride, text };
 }
+
+const EXTERNAL_NEEDS_BACKEND = '--services external needs RX_BACKEND_URL (the policy server the services use, e.g. http://127.0.0.1:8000); nothing was written';
 
 export function defaultBackend(spec: ExperimentSpec): BackendKind {
   return CHAR_BASE_MODELS.includes(spec.base_model) ? 'embedded' : 'tinker';
@@ -150,33 +154,62 @@ export function tinkerCredentials(config: ControllerConfig): { apiKey: string; b
   return { apiKey: config.TINKER_API_KEY as string, baseUrl: baseUrl as string };
 }
 
+/**
+ * One authenticated call (client/config, as the Tinker SDK opens a session) with the key and URL the run would use:
+ * a refused key, a URL that does not answer or is not a Tinker service is one line naming the variable (exit 2).
+ */
+export async function checkTinkerCredentials(creds: { apiKey: string; baseUrl: string }): Promise<void> {
+  const origin = redactUrl(creds.baseUrl);
+  const http = new TinkerHttp({ baseUrl: creds.baseUrl, apiKey: creds.apiKey, timeoutMs: 15_000, retry: { retries: 0, baseDelayMs: 0, maxDelayMs: 0 }, userAgent: 'rx-credential-check' });
+  try {
+    await http.request({ method: 'POST', path: '/api/v1/client/config', body: { sdk_version: TINKER_WIRE_SDK_VERSION }, retries: 0 });
+  } catch (err) {
+    if (err instanceof TinkerApiError && (err.status === 401 || err.status === 403)) {
+      throw new RunUserError(`TINKER_API_KEY was refused by ${origin} (HTTP ${err.status}): export the key of your Tinker account (nothing was written)`);
+    }
+    if (err instanceof TinkerApiError) throw new RunUserError(`TINKER_BASE_URL ${origin} answered HTTP ${err.status} to client/config: is it the Tinker service's URL? (nothing was written)`);
+    throw new RunUserError(`TINKER_BASE_URL ${origin} did not answer (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): check the URL and the network (nothing was written)`);
+  } finally {
+    http.close();
+  }
+}
+
 function newRunId(outDir: string): string {
   const base = path.basename(path.resolve(outDir)).replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 24) || 'run';
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
   return `${base}-${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
-export function openRun(opts: Pick<RunOptions, 'specPath' | 'outDir' | 'overridePath' | 'resumeDir' | 'backend' | 'services' | 'config'>): OpenedRun {
+type OpenRunOptions = Pick<RunOptions, 'specPath' | 'outDir' | 'overridePath' | 'resumeDir' | 'backend' | 'services' | 'config'>;
+
+export function openRun(opts: OpenRunOptions): OpenedRun {
+  return planRun(opts).open();
+}
+
+/**
+ * Everything about a run that can be checked without writing: the flags, the spec, the run directory (a resumed
+ * one's files against its state); `open` then writes a new run's files (a resumed run's are only read).
+ */
+export function planRun(opts: OpenRunOptions): { backend: BackendKind; open: () => OpenedRun } {
   if (opts.resumeDir) {
     const dir = new RunDir(opts.resumeDir);
     if (!dir.exists(dir.root)) throw new RunUserError(`--resume ${opts.resumeDir}: no such directory`);
-    let manifest: RunManifest;
-    try {
-      manifest = readManifest(dir);
-    } catch (err) {
-      throw new RunUserError(`--resume ${opts.resumeDir}: ${(err as Error).message}`);
-    }
-    const parsed = parseSpec(dir.readJson(dir.specFile));
-    if (!parsed.ok) throw new RunUserError(`${dir.specFile}: the run's spec no longer parses (${parsed.errors[0]})`, parsed.errors);
+    const manifest = readManifest(dir);
+    const spec = readRunFile(dir, 'spec.json');
     if (opts.specPath) {
       const given = sha256Hex(readFileSync(opts.specPath));
       if (given !== manifest.spec.sourceSha256) throw new RunUserError(`--spec ${opts.specPath} is not the spec run ${manifest.runId} was started from (${manifest.spec.source}); drop --spec to resume`);
     }
     if (opts.overridePath) throw new RunUserError('--override cannot change a run being resumed; the run keeps its spec.json');
     if (opts.backend && opts.backend !== manifest.backend) throw new RunUserError(`run ${manifest.runId} uses the ${manifest.backend} backend; it cannot resume on ${opts.backend}`);
+    if (opts.services === 'external' && manifest.backend === 'embedded' && !opts.config.RX_BACKEND_URL) throw new RunUserError(EXTERNAL_NEEDS_BACKEND);
+    const state = loadRunState(dir);
+    // a half-deleted run is refused here, before anything starts
+    checkRunFilesAgainstState(dir, state.state, spec.arms.map((a) => a.name));
     const source = dir.readJsonIfExists(dir.path('spec.source.json'));
     const sourceSpec = source ? parseSpec(source) : null;
-    return { dir, manifest, spec: parsed.spec, sourceSpec: sourceSpec?.ok ? sourceSpec.spec : null, state: RunStateStore.load(dir), resumed: true };
+    const opened: OpenedRun = { dir, manifest, spec, sourceSpec: sourceSpec?.ok ? sourceSpec.spec : null, state, resumed: true };
+    return { backend: manifest.backend, open: () => opened };
   }
 
   if (!opts.specPath) throw new RunUserError('--spec is required (or --resume <dir>)');
@@ -198,12 +231,17 @@ export function openRun(opts: Pick<RunOptions, 'specPath' | 'outDir' | 'override
   }
   const backend = opts.backend ?? defaultBackend(spec);
   if (backend === 'tinker') tinkerCredentials(opts.config);
+  if (backend === 'embedded' && opts.services === 'external' && !opts.config.RX_BACKEND_URL) throw new RunUserError(EXTERNAL_NEEDS_BACKEND);
 
   const dir = new RunDir(opts.outDir);
+  try {
+    checkWritableDir(dir.root);
+  } catch (err) {
+    throw new RunUserError(`--out ${opts.outDir}: ${(err as Error).message}; choose a directory you can write (nothing was written)`);
+  }
   if (dir.exists(dir.runFile)) {
     const existing = readManifest(dir);
-    const state = dir.readJsonIfExists<{ status?: string }>(dir.stateFile);
-    const status = state?.status ?? 'unknown';
+    const status = readRunFileIfExists(dir, 'state.json')?.status ?? 'unknown';
     if (status === 'complete' || status === 'stopped') {
       throw new RunUserError(`${opts.outDir} already holds run ${existing.runId}, ${status} (rx status ${opts.outDir}); to run again, remove it or choose another --out`);
     }
@@ -219,10 +257,15 @@ export function openRun(opts: Pick<RunOptions, 'specPath' | 'outDir' | 'override
     backend,
     services: opts.services,
   };
-  dir.writeJson(dir.specFile, spec);
-  if (override) dir.writeJson(dir.path('spec.source.json'), sourceSpec);
-  dir.writeJson(dir.runFile, manifest);
-  return { dir, manifest, spec, sourceSpec: override ? sourceSpec : null, state: RunStateStore.create(dir, manifest.runId), resumed: false };
+  return {
+    backend,
+    open: () => {
+      dir.writeJson(dir.specFile, spec);
+      if (override) dir.writeJson(dir.path('spec.source.json'), sourceSpec);
+      dir.writeJson(dir.runFile, manifest);
+      return { dir, manifest, spec, sourceSpec: override ? sourceSpec : null, state: RunStateStore.create(dir, manifest.runId), resumed: false };
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -255,7 +298,7 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
     if (run.manifest.backend === 'tinker') {
       ({ baseUrl: backendUrl, apiKey } = tinkerCredentials(config));
     } else if (opts.services === 'external') {
-      if (!config.RX_BACKEND_URL) throw new RunUserError('--services external needs RX_BACKEND_URL (the policy server the services use, e.g. http://127.0.0.1:8000)');
+      if (!config.RX_BACKEND_URL) throw new RunUserError(EXTERNAL_NEEDS_BACKEND);
       backendUrl = config.RX_BACKEND_URL;
       apiKey = config.TINKER_API_KEY ?? 'rx-local-policy-server';
     } else if (opts.policyBackend === 'hash-chain') {
@@ -318,6 +361,16 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
       const boardConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
       boardConnection.on('error', () => undefined);
       const boardQueues = QUEUE_NAME_LIST.map((q) => new Queue(q, { connection: boardConnection, prefix }));
+      // a Redis outage is one line per outage on the board's queues, not a stack trace per queue and retry
+      let boardDown = false;
+      boardConnection.on('ready', () => (boardDown = false));
+      for (const q of boardQueues) {
+        q.on('error', (err: Error) => {
+          if (boardDown) return;
+          boardDown = true;
+          progress.warn(`/queues: Redis unavailable (${err.message}); the board shows the queues again once it is back`);
+        });
+      }
       closers.push(async () => {
         await Promise.all(boardQueues.map((q) => q.close()));
         await boardConnection.quit().catch(() => boardConnection.disconnect());
@@ -352,8 +405,11 @@ async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, 
 const WORKER_HEAP_MB = 160;
 
 export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
-  const run = openRun(opts);
-  const release = await acquireRunLock(run.dir);
+  const plan = planRun(opts);
+  // a wrong key or URL is a user's mistake found before the run directory is written, not a failed run
+  if (plan.backend === 'tinker') await checkTinkerCredentials(tinkerCredentials(opts.config));
+  const run = plan.open();
+  const release = await acquireRunLock(run.dir, { staleAfterMs: opts.config.RX_RUN_LOCK_STALE_MS });
   try {
     return await driveRun(run, opts);
   } finally {
@@ -366,7 +422,7 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
   const status = state.state.status;
   if (run.resumed && (status === 'complete' || status === 'stopped')) {
     progress.info(`run ${run.manifest.runId} in ${dir.root} is already ${status}; nothing to resume`);
-    return { dir: dir.root, status, record: dir.readJsonIfExists<RunRecord>(dir.recordFile), message: state.state.reason };
+    return { dir: dir.root, status, record: readRunFileIfExists(dir, 'record.json'), message: state.state.reason };
   }
   const abort = new AbortController();
   const onAbort = () => abort.abort(opts.signal.reason ?? new Interrupted('interrupted'));
@@ -434,8 +490,8 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
 
     await phase('effective_config', async () => writeEffectiveConfig(ctx), () => undefined);
     await phase('preflight', () => runPreflight(ctx), () => undefined);
-    const init = await phase('shared_init', () => runSharedInit(ctx), () => dir.readJson<SharedInitResult>(dir.sharedInitFile));
-    const pilot = await phase('pilot', () => runPilot(ctx, init), () => dir.readJson<PilotResult>(dir.pilotFile));
+    const init = await phase('shared_init', () => runSharedInit(ctx), () => readRunFile(dir, 'shared-init.json'));
+    const pilot = await phase('pilot', () => runPilot(ctx, init), () => readRunFile(dir, 'pilot.json'));
     const training = await phase(
       'training',
       async () => {
@@ -445,8 +501,8 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
       },
       () => loadTraining(dir, run.spec),
     );
-    const evaluation = await phase('evaluation', () => runEvaluation(ctx, init, training), () => dir.readJson<EvaluationResult>(dir.evaluationFile));
-    await phase('decision', async () => runDecision(ctx, evaluation), () => dir.readJson<DecisionSummary>(dir.decisionFile));
+    const evaluation = await phase('evaluation', () => runEvaluation(ctx, init, training), () => readRunFile(dir, 'evaluation.json'));
+    await phase('decision', async () => runDecision(ctx, evaluation), () => readRunFile(dir, 'decision-summary.json'));
     outcome = 'complete';
   } catch (err) {
     if (err instanceof RunStopped) {
@@ -500,8 +556,8 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
 }
 
 function loadTraining(dir: RunDir, spec: ExperimentSpec): TrainingResult {
-  const summary = dir.readJson<{ bandwidth: number; first_update_check: TrainingResult['first_update_check'] }>(dir.path('training.json'));
-  const arms = Object.fromEntries(spec.arms.map((a) => [a.name, dir.readJson<ArmTraining>(dir.trainingFile(a.name))]));
-  return { bandwidth: summary.bandwidth, arms, first_update_check: summary.first_update_check };
+  const summary = readRunFile(dir, 'training.json');
+  const arms = Object.fromEntries(spec.arms.map((a) => [a.name, readRunFile(dir, '<arm>/training.json', dir.trainingFile(a.name))]));
+  return { bandwidth: summary.bandwidth as number, arms, first_update_check: summary.first_update_check as TrainingResult['first_update_check'] };
 }
 

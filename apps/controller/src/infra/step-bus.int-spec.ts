@@ -113,3 +113,44 @@ describe('StepBus', () => {
     await expect(bus.waitFor('run-never', 'grpo_gs8', 0, 300)).rejects.toBeInstanceOf(StepFailedError);
   });
 });
+
+describe('a step whose job id already holds another job', () => {
+  const poison = async (runId: string, step: number, data: unknown): Promise<string> => {
+    const id = jobIdFor(request(runId, step), 'prepare');
+    // added past the catalog's parse, as a buggy or hostile producer would
+    await queues.queue('step-requests').add('prepare', data, { jobId: id });
+    return id;
+  };
+
+  it('fails that step at once with the reason while the other job is still queued', async () => {
+    // nobody consumes for now, so the malformed job stays queued
+    await trainer.pause(true);
+    let id = '';
+    try {
+      id = await poison('run-poisoned', 0, { runId: 'run-poisoned', arm: 'grpo_gs8', step: 0, prompts: 'not a list' });
+      await bus.request(request('run-poisoned', 0));
+      const started = Date.now();
+      await expect(bus.waitFor('run-poisoned', 'grpo_gs8', 0, 60_000)).rejects.toThrow(new RegExp(`its job id ${id} already holds another job \\((waiting|delayed)\\), so BullMQ dropped the request`));
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await (await queues.queue('step-requests').getJob(id))?.remove();
+      trainer.resume();
+    }
+  });
+
+  it('replaces a failed job under the id with the real request (how --resume re-enqueues the step), which completes', async () => {
+    const id = jobIdFor(request('run-resumed', 0), 'prepare');
+    await queues.queue('step-requests').add('prepare', { runId: 'run-resumed', arm: 'grpo_gs8', step: 0, prompts: 'not a list' }, { jobId: id, attempts: 1 });
+    const job = await queues.queue('step-requests').getJob(id);
+    for (let i = 0; i < 100 && (await job!.getState()) !== 'failed'; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await job!.getState()).toBe('failed');
+    await bus.request(request('run-resumed', 0));
+    expect((await bus.waitFor('run-resumed', 'grpo_gs8', 0, 10_000)).record.samplerPath).toBe('tinker://m/sampler_weights/run-resumed-grpo_gs8-0');
+  });
+
+  it('fails the wait at once on an invalid-payload dead letter of the step', async () => {
+    await bus.request(request('run-invalid', 0)).catch(() => undefined);
+    await queues.deadLetter({ sourceQueue: 'step-requests', sourceJobId: 'run-invalid-grpo_gs8-1-prepare', reason: 'invalid-payload', error: 'prompts: expected array', issues: [], dataPreview: '', receivedAt: new Date().toISOString() });
+    await expect(bus.waitFor('run-invalid', 'grpo_gs8', 1, 60_000)).rejects.toThrow(/refused by the pipeline: step-requests: prompts: expected array/);
+  });
+});

@@ -7,9 +7,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { jobIdFor, type StepEvent, type StepRequest } from '@rx/contracts';
+import { jobIdFor, QUEUE_CATALOG, type StepEvent, type StepRequest } from '@rx/contracts';
 import { consumeJob, PIPELINE_GRAPH, QueueRepository, RedisConnectionFactory, throughRedisOutages } from '@rx/pipeline';
 import type { RxMetrics } from '@rx/metrics';
+import { canonicalJson } from '../run/canonical-json';
 
 export interface StepBusOptions {
   redisUrl: string;
@@ -56,6 +57,8 @@ export class StepBus {
   /** unrecoverable dead letters not yet turned into a failed wait */
   private readonly unclaimedDeadLetters: SeenDeadLetter[] = [];
   private readonly runIds = new Set<string>();
+  /** steps whose request BullMQ dropped (their job id held another job): their wait fails at once */
+  private readonly refused = new Map<string, StepFailedError>();
   private failure: Error | null = null;
   private closed = false;
 
@@ -122,8 +125,30 @@ export class StepBus {
 
   async request(req: StepRequest): Promise<void> {
     this.track(req.runId);
+    const jobId = jobIdFor(req, 'prepare');
+    const key = keyOf(req.runId, req.arm, req.step);
+    this.refused.delete(key);
     // a Redis restart while a step is requested waits for Redis instead of failing the run
-    await throughRedisOutages(() => this.queues.enqueue('step-requests', req, jobIdFor(req, 'prepare')));
+    const enqueued = await throughRedisOutages(() => this.queues.enqueue('step-requests', req, jobId));
+    if (enqueued.byReference) return;
+    // BullMQ keeps the first job of a job id and drops a later add silently: when the id already held another job
+    // (a malformed one, or one the pipeline gave up on), the step would wait for nothing until the stall limit
+    const queue = this.queues.queue('step-requests');
+    const held = await throughRedisOutages(() => queue.getJob(jobId));
+    if (!held || canonicalJson(held.data) === canonicalJson(QUEUE_CATALOG['step-requests'].schema.parse(req))) return;
+    const state = await throughRedisOutages(() => held.getState());
+    if (state === 'failed' || state === 'completed') {
+      // a job that is done with: replaced by the real request (how a resumed run re-enqueues the step)
+      await throughRedisOutages(() => held.remove());
+      await throughRedisOutages(() => this.queues.enqueue('step-requests', req, jobId));
+      this.opts.log?.(`step-requests: ${jobId} held another ${state} job; replaced by this step's request`);
+      return;
+    }
+    this.refused.set(
+      key,
+      new StepFailedError(`step ${req.step} of ${req.runId}/${req.arm} cannot be requested: its job id ${jobId} already holds another job (${state}), so BullMQ dropped the request; once that job has been dead-lettered, rx run --resume requests the step again`),
+    );
+    this.waiters.get(key)?.reject(this.refused.get(key) as Error);
   }
 
   /** the step-complete event of (run, arm, step); rejects on a dead letter of the step, a stall, or fail() */
@@ -131,6 +156,8 @@ export class StepBus {
     const key = keyOf(runId, arm, step);
     this.track(runId);
     if (this.failure) return Promise.reject(this.failure);
+    const refused = this.refused.get(key);
+    if (refused) return Promise.reject(refused);
     const ready = this.arrived.get(key);
     if (ready) {
       this.arrived.delete(key);
@@ -143,7 +170,7 @@ export class StepBus {
           const i = this.unclaimedDeadLetters.findIndex((l) => l.sourceJobId.startsWith(prefix));
           if (i < 0) return;
           const [letter] = this.unclaimedDeadLetters.splice(i, 1);
-          finish(new StepFailedError(`step ${step} of ${runId}/${arm} was refused by the pipeline: ${letter.sourceQueue}: ${letter.error ?? 'unrecoverable'}`));
+          finish(new StepFailedError(`step ${step} of ${runId}/${arm} was refused by the pipeline: ${letter.sourceQueue}: ${letter.error ?? letter.reason}`));
         });
       }, this.opts.deadLetterPollMs ?? 2000);
       const stall = setTimeout(
@@ -200,8 +227,8 @@ export class StepBus {
           receivedAt: data.receivedAt ?? null,
         };
         this.opts.onDeadLetter?.(letter);
-        if (letter.reason === 'unrecoverable') this.unclaimedDeadLetters.push(letter);
-        else this.opts.log?.(`dead letter on ${letter.sourceQueue} for ${source}: ${letter.error ?? letter.reason}`);
+        // a step's job refused for any reason (an invalid payload too) fails that step's wait with the reason
+        this.unclaimedDeadLetters.push(letter);
       }
     } catch {
       // Redis away for a moment: the next poll tries again

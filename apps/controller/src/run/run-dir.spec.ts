@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { formatBandwidth, pilotDirName, RunDir } from './run-dir';
+import { loadRunState } from './run-files';
 import { RunStateStore } from './run-state';
 
 describe('RunDir', () => {
@@ -40,11 +41,11 @@ describe('RunDir', () => {
     s.addWall('preflight', 1.5);
     s.addWall('preflight', 2);
     s.complete('preflight');
-    const back = RunStateStore.load(dir);
+    const back = loadRunState(dir);
     expect(back.isDone('preflight')).toBe(true);
     expect(back.state.wallSeconds.preflight).toBe(3.5);
     expect(back.state.attempts[0].outcome).toBe('running');
     dir.writeJson(dir.stateFile, { runId: 'r1', status: 'bogus' });
-    expect(() => RunStateStore.load(dir)).toThrow(/not a run state/);
+    expect(() => loadRunState(dir)).toThrow(/not a run state/);
   });
 });

@@ -1,7 +1,7 @@
 // The files of one run directory, and how they are written: whole files atomically (write a temporary file, then
 // rename), step logs appended one line per completed step. Every phase writes its result here when it
 // completes, so a resumed run reads what is done and continues from there.
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /** the model evaluated with the LoRA at its shared initial state (B = 0: the base model's function) */
@@ -64,10 +64,15 @@ export class RunDir {
   }
 
   writeText(file: string, text: string): void {
-    mkdirSync(path.dirname(file), { recursive: true });
+    makeDirs(path.dirname(file));
     const tmp = `${file}.tmp-${process.pid}`;
-    writeFileSync(tmp, text, 'utf8');
-    renameSync(tmp, file);
+    try {
+      writeFileSync(tmp, text, 'utf8');
+      renameSync(tmp, file);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
   }
 
   readJson<T = unknown>(file: string): T {
@@ -83,7 +88,7 @@ export class RunDir {
   }
 
   appendLine(file: string, value: unknown): void {
-    mkdirSync(path.dirname(file), { recursive: true });
+    makeDirs(path.dirname(file));
     appendFileSync(file, `${JSON.stringify(value)}\n`, 'utf8');
   }
 
@@ -109,7 +114,7 @@ export class RunDir {
 
   move(from: string, to: string): void {
     if (existsSync(to)) rmSync(to, { recursive: true, force: true });
-    mkdirSync(path.dirname(to), { recursive: true });
+    makeDirs(path.dirname(to));
     renameSync(from, to);
   }
 
@@ -120,6 +125,70 @@ export class RunDir {
   /** true when the directory is missing or empty */
   isEmpty(): boolean {
     return !existsSync(this.root) || readdirSync(this.root).length === 0;
+  }
+}
+
+/**
+ * mkdir -p that cannot spin: Node's recursive mkdir loops forever under /proc (ENOENT from a parent that exists),
+ * so each missing directory is made one at a time below the nearest one that exists; a file on the way is ENOTDIR.
+ */
+export function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let p = path.resolve(dir); ; ) {
+    try {
+      if (statSync(p).isDirectory()) break;
+      throw Object.assign(new Error(`ENOTDIR: ${p} is not a directory`), { code: 'ENOTDIR', path: p });
+    } catch (err) {
+      const parent = path.dirname(p);
+      // ENOTDIR from stat: a file further up; walk up to name it
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && !(code === 'ENOTDIR' && (err as NodeJS.ErrnoException).syscall === 'stat')) || parent === p) throw err;
+      missing.push(p);
+      p = parent;
+    }
+  }
+  for (const p of missing.reverse()) {
+    try {
+      mkdirSync(p);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
+
+/**
+ * Whether a new run can be written at `dir`, without writing anything that stays: the directory itself, or the
+ * nearest directory above it that exists, takes a file (written and removed at once). Throws the cause in words (a
+ * file in the way, a path under a file, /proc, no permission, a read-only file system).
+ */
+export function checkWritableDir(dir: string): void {
+  let at = path.resolve(dir);
+  try {
+    for (;;) {
+      try {
+        if (!statSync(at).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR', path: at });
+        break;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const parent = path.dirname(at);
+        if ((code !== 'ENOENT' && !(code === 'ENOTDIR' && (err as NodeJS.ErrnoException).syscall === 'stat')) || parent === at) throw err;
+        at = parent;
+      }
+    }
+    const probe = path.join(at, `.rx-write-check-${process.pid}`);
+    writeFileSync(probe, '');
+    unlinkSync(probe);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const where = e.code === 'ENOTDIR' ? (e.path ?? at) : at;
+    const why: Record<string, string> = {
+      ENOTDIR: `${where} is not a directory`,
+      ENOENT: `${where} takes no new files`,
+      EACCES: `no permission to write in ${where}`,
+      EPERM: `no permission to write in ${where}`,
+      EROFS: `${where} is on a read-only file system`,
+    };
+    throw new Error(why[e.code ?? ''] ?? `cannot write in ${where} (${e.code ?? e.message})`);
   }
 }
 

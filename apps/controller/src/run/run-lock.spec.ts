@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { RunDir } from './run-dir';
-import { acquireRunLock, RunLockedError } from './run-lock';
+import { acquireRunLock, DEFAULT_LOCK_STALE_MS, RunLockedError, runLockTiming } from './run-lock';
 
 describe('the run directory lock', () => {
   let dir: RunDir;
@@ -49,6 +49,26 @@ describe('the run directory lock', () => {
     await expect(acquireRunLock(dir, { waitMs: 0 })).rejects.toThrow(/pid 1 on another-host .*remove .*controller\.lock if no such controller runs/);
     // 31 s later without a new heartbeat: the other pod is gone
     const release = await acquireRunLock(dir, { waitMs: 0, now: () => Date.parse(beat) + 31_000 });
+    expect(JSON.parse(readFileSync(dir.lockFile, 'utf8')).host).toBe(hostname());
+    release();
+  });
+
+  it('waits, by default, longer than the staleness window plus one heartbeat, whatever the window', () => {
+    for (const stale of [1_000, 12_000, DEFAULT_LOCK_STALE_MS, 600_000]) {
+      const t = runLockTiming(stale);
+      expect(t.staleAfterMs).toBe(stale);
+      expect(t.heartbeatMs).toBeLessThan(stale / 2);
+      expect(t.waitMs).toBeGreaterThan(stale + t.heartbeatMs);
+    }
+    expect(runLockTiming().staleAfterMs).toBe(DEFAULT_LOCK_STALE_MS);
+  });
+
+  it("takes over a crashed pod's lock whose last heartbeat was fresh, without giving up first (a restarted Job pod)", async () => {
+    // another host's controller beat just now, then died: the default wait must outlast its window
+    writeFileSync(dir.lockFile, JSON.stringify({ pid: 1, host: 'crashed-pod', started_at: '2026-01-01T00:00:00Z', heartbeat_at: new Date().toISOString() }));
+    const started = Date.now();
+    const release = await acquireRunLock(dir, { staleAfterMs: 1_500, pollMs: 50 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
     expect(JSON.parse(readFileSync(dir.lockFile, 'utf8')).host).toBe(hostname());
     release();
   });

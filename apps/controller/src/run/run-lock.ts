@@ -1,7 +1,10 @@
 // One controller per run directory: <run>/controller.lock holds the pid and host of the controller driving it,
 // taken with O_EXCL and rewritten every few seconds as a heartbeat. A second controller (a `rx run --resume` while
-// the first still runs) waits a few seconds for the holder to go, then refuses with who holds it; a lock whose
-// process is gone (same host), or whose heartbeat stopped (any host: a restarted Kubernetes pod), is taken over.
+// the first still runs) waits for the holder to go, then refuses with who holds it; a lock whose process is gone
+// (same host), or whose heartbeat stopped (any host: a restarted Kubernetes pod), is taken over.
+// The timings are derived from one staleness window, so that the wait always covers it: a replacement pod started
+// right after a crash sees a heartbeat up to one beat old, waits until it is older than the window, and takes over
+// (a wait shorter than the window would exit 2, which the Job's podFailurePolicy turns into a failed Job).
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { RunDir } from './run-dir';
@@ -16,9 +19,23 @@ interface LockHolder {
   heartbeat_at?: string;
 }
 
-/** how often the holder rewrites its heartbeat, and how old one may be before the lock counts as abandoned */
-const HEARTBEAT_MS = 5_000;
-const ABANDONED_AFTER_MS = 30_000;
+/** how old a heartbeat may be before the lock counts as abandoned (RX_RUN_LOCK_STALE_MS) */
+export const DEFAULT_LOCK_STALE_MS = 30_000;
+
+export interface RunLockTiming {
+  /** a heartbeat older than this: the holder is gone */
+  staleAfterMs: number;
+  /** how often the holder rewrites its heartbeat: six beats per window, so a slow beat or two never looks stale */
+  heartbeatMs: number;
+  /** how long a second controller waits for a live-looking holder: the whole window, one beat and a poll's slack */
+  waitMs: number;
+}
+
+/** every timing of the lock from the staleness window (wait = window + a beat + slack, so it always covers it) */
+export function runLockTiming(staleAfterMs: number = DEFAULT_LOCK_STALE_MS): RunLockTiming {
+  const heartbeatMs = Math.max(50, Math.floor(staleAfterMs / 6));
+  return { staleAfterMs, heartbeatMs, waitMs: staleAfterMs + heartbeatMs + 2_000 };
+}
 
 function alive(pid: number): boolean {
   try {
@@ -38,11 +55,15 @@ function readHolder(file: string): LockHolder | null {
 }
 
 /** takes the run directory's lock; the returned function gives it back (also done at process exit) */
-export async function acquireRunLock(dir: RunDir, opts: { waitMs?: number; pollMs?: number; now?: () => number } = {}): Promise<() => void> {
+export async function acquireRunLock(
+  dir: RunDir,
+  opts: { staleAfterMs?: number; waitMs?: number; pollMs?: number; now?: () => number } = {},
+): Promise<() => void> {
   const now = opts.now ?? Date.now;
+  const timing = runLockTiming(opts.staleAfterMs);
   const file = dir.lockFile;
   const me: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date(now()).toISOString() };
-  const deadline = now() + (opts.waitMs ?? 10_000);
+  const deadline = now() + (opts.waitMs ?? timing.waitMs);
   for (;;) {
     try {
       const fd = openSync(file, 'wx');
@@ -54,7 +75,7 @@ export async function acquireRunLock(dir: RunDir, opts: { waitMs?: number; pollM
     }
     const holder = readHolder(file);
     const beat = holder ? Date.parse(holder.heartbeat_at ?? holder.started_at) : NaN;
-    const gone = holder !== null && ((holder.host === me.host && !alive(holder.pid)) || !(now() - beat < ABANDONED_AFTER_MS));
+    const gone = holder !== null && ((holder.host === me.host && !alive(holder.pid)) || !(now() - beat < timing.staleAfterMs));
     if (holder === null || gone) {
       // a lock torn by a crash mid-write, or left by a controller that is gone: take it over
       try {
@@ -77,7 +98,7 @@ export async function acquireRunLock(dir: RunDir, opts: { waitMs?: number; pollM
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify({ ...me, heartbeat_at: new Date(now()).toISOString() })}\n`);
     renameSync(tmp, file);
-  }, HEARTBEAT_MS);
+  }, timing.heartbeatMs);
   heartbeat.unref();
   const release = (): void => {
     if (!held) return;

@@ -1,5 +1,5 @@
 // run.json (what the run is: id, spec, backend; written once) and state.json (how far it got: completed phases,
-// wall seconds per phase, the attempt of each arm), both validated with zod when read back.
+// wall seconds per phase, the attempt of each arm), both validated with zod when read back (run-files.ts).
 import { z } from 'zod';
 import type { RunDir } from './run-dir';
 
@@ -62,14 +62,6 @@ export class RunStateError extends Error {
   override readonly name = 'RunStateError';
 }
 
-export function readManifest(dir: RunDir): RunManifest {
-  const raw = dir.readJsonIfExists(dir.runFile);
-  if (raw === null) throw new RunStateError(`${dir.root} holds no run (no run.json)`);
-  const parsed = runManifestSchema.safeParse(raw);
-  if (!parsed.success) throw new RunStateError(`${dir.runFile} is not a run manifest: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  return parsed.data;
-}
-
 /** state.json with helpers that write it back after every change */
 export class RunStateStore {
   private constructor(
@@ -93,12 +85,9 @@ export class RunStateStore {
     return store;
   }
 
-  static load(dir: RunDir): RunStateStore {
-    const raw = dir.readJsonIfExists(dir.stateFile);
-    if (raw === null) throw new RunStateError(`${dir.root} has no state.json`);
-    const parsed = runStateSchema.safeParse(raw);
-    if (!parsed.success) throw new RunStateError(`${dir.stateFile} is not a run state: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    return new RunStateStore(dir, parsed.data);
+  /** the state read back (run-files.ts: loadRunState) */
+  static open(dir: RunDir, state: RunState): RunStateStore {
+    return new RunStateStore(dir, state);
   }
 
   get state(): Readonly<RunState> {

@@ -124,6 +124,8 @@ export class TinkerHttp {
   /** credentials handed out so far (JWTs), redacted from quoted text like the key */
   readonly #secrets = new Set<string>();
   readonly #closed = new AbortController();
+  /** what close() aborts: each call in flight and each back-off sleep (one entry each, not a listener each on one signal) */
+  readonly #onClose = new Set<() => void>();
   private readonly options: Omit<TinkerHttpOptions, 'apiKey' | 'baseUrl'>;
 
   constructor(options: TinkerHttpOptions) {
@@ -144,6 +146,7 @@ export class TinkerHttp {
   /** Aborts every call in flight (they reject with TinkerClosedError) and refuses new ones. */
   close(): void {
     this.#closed.abort();
+    for (const abort of [...this.#onClose]) abort();
   }
 
   /** From now on, X-API-Key carries what `provider` gives (a JWT) instead of the API key. */
@@ -238,7 +241,7 @@ export class TinkerHttp {
       controller.abort();
     }, timeoutMs);
     const onClose = (): void => controller.abort();
-    this.#closed.signal.addEventListener('abort', onClose);
+    this.#onClose.add(onClose);
     try {
       const res = await fetch(url, { method, headers, body: payload, signal: controller.signal });
       const type = res.headers.get('content-type') ?? '';
@@ -253,7 +256,7 @@ export class TinkerHttp {
       return { kind: 'network', reason: networkReason(err), timedOut: false };
     } finally {
       clearTimeout(timer);
-      this.#closed.signal.removeEventListener('abort', onClose);
+      this.#onClose.delete(onClose);
     }
   }
 
@@ -266,10 +269,10 @@ export class TinkerHttp {
         reject(new TinkerClosedError(`Tinker ${endpoint}: the client was closed during the call`));
       };
       const timer = setTimeout(() => {
-        this.#closed.signal.removeEventListener('abort', onClose);
+        this.#onClose.delete(onClose);
         resolve();
       }, ms);
-      this.#closed.signal.addEventListener('abort', onClose, { once: true });
+      this.#onClose.add(onClose);
     });
   }
 }
