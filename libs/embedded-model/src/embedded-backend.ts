@@ -17,7 +17,7 @@ import type {
 import * as path from 'node:path';
 import { adamwStep, initAdamW, type AdamWState } from './adamw';
 import { DEFAULT_BASE_CHECKPOINT, EMBEDDED_BASE_MODEL, EMBEDDED_BASE_MODEL_NAMES, readBaseCheckpoint, type BaseCheckpoint } from './base-checkpoint';
-import { lossAndGrads, padDatums, sequenceLogprobs } from './loss-gradients';
+import { importanceSamplingPositionLoss, lossAndGrads, padDatums, sequenceLogprobs, type PositionLoss } from './loss-gradients';
 import { checkParams, disposeTensors, initLoraParams, toTensors, zerosLike, type ParamSet, type TensorMap } from './param-set';
 import { sampleBatch } from './sampler';
 import { readTensorFile, writeTensorFile } from './tensor-file';
@@ -48,7 +48,7 @@ export class EmbeddedBackendUserError extends Error {
   readonly category = 'user' as const;
 }
 
-interface LoadedBase {
+export interface LoadedBase {
   ckpt: BaseCheckpoint;
   tensors: TensorMap;
 }
@@ -231,6 +231,8 @@ export class EmbeddedTrainingClient implements TrainingClient {
   private lora: ParamSet;
   private grads: ParamSet;
   private adam: AdamWState;
+  /** the trainer's loss of loss_fn 'importance_sampling', computed in the forward pass (float32) */
+  protected readonly trainingLoss: PositionLoss = importanceSamplingPositionLoss;
 
   constructor(
     private readonly backend: EmbeddedBackend,
@@ -270,7 +272,11 @@ export class EmbeddedTrainingClient implements TrainingClient {
     return { cfg: this.base.ckpt.cfg, base: this.base.tensors, lora, loraScale: this.alpha / this.rank, trainBase: false };
   }
 
-  /** Sums the gradient of L = -sum exp(logp - logp_sampled) * A into the accumulator (until optimStep). */
+  /**
+   * Sums the gradient of L = -sum exp(logp - logp_sampled) * A into the accumulator (until optimStep). Returns the
+   * loss of that same forward pass (float32, summed over chunks) and each datum's per-target logprobs, as Tinker
+   * returns `loss:sum` and `loss_fn_outputs[i].logprobs`.
+   */
   async forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult> {
     return this.pass(datums, lossFn, true);
   }
@@ -288,14 +294,16 @@ export class EmbeddedTrainingClient implements TrainingClient {
       const w = this.weights(lora);
       const logprobs: number[][] = [];
       const chunks: ParamSet[] = [];
+      let loss = 0;
       for (let c = 0; c < datums.length || c === 0; c += TRAIN_CHUNK) {
         const part = datums.slice(c, c + TRAIN_CHUNK);
-        const r = lossAndGrads(w, lora, padDatums(w, part), 'importance_sampling');
+        const r = lossAndGrads(w, lora, padDatums(w, part), this.trainingLoss);
         logprobs.push(...r.logprobs);
+        loss += r.loss;
         chunks.push(this.lora.map((p) => ({ name: p.name, shape: p.shape, data: Float64Array.from(r.grads[p.name]) })));
       }
       if (accumulate) for (const g of chunks) g.forEach((p, i) => addInto(this.grads[i].data, p.data));
-      return { loss: importanceSamplingLoss(datums, logprobs), logprobs };
+      return { loss, logprobs };
     } finally {
       disposeTensors(lora);
     }
@@ -374,15 +382,6 @@ export class EmbeddedTrainingClient implements TrainingClient {
 
 function addInto(acc: Float64Array, x: Float64Array): void {
   for (let i = 0; i < acc.length; i++) acc[i] += x[i];
-}
-
-/** L = -sum_d sum_t exp(logp_dt - logp_sampled_dt) * A_dt, in float64 over the returned float32 logprobs */
-function importanceSamplingLoss(datums: readonly Datum[], logprobs: readonly number[][]): number {
-  let loss = 0;
-  datums.forEach((d, i) => {
-    for (let t = 0; t < d.advantages.length; t++) if (d.advantages[t] !== 0) loss -= Math.exp(logprobs[i][t] - d.samplingLogprobs[t]) * d.advantages[t];
-  });
-  return loss;
 }
 
 export class EmbeddedSamplingClient implements SamplingClient {

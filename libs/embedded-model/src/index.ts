@@ -6,6 +6,6 @@ export * from './prng';
 export * from './adamw';
 export * from './tf-runtime';
 export { sampleBatch, drawToken, SAMPLE_CHUNK } from './sampler';
-export { lossAndGrads, padDatums, sequenceLogprobs, type LossKind, type PaddedBatch, type LossAndGrads } from './loss-gradients';
+export { importanceSamplingPositionLoss, lossAndGrads, padDatums, sequenceLogprobs, type LossKind, type PaddedBatch, type LossAndGrads, type PositionLoss } from './loss-gradients';
 export { forwardLogits, targetLogprobs, type ModelWeights } from './transformer';
 export { readTensorFile, writeTensorFile, type TensorFile, type TensorFileHeader } from './tensor-file';

@@ -69,12 +69,19 @@ export interface LossAndGrads {
 
 export type LossKind = 'importance_sampling' | 'cross_entropy';
 
+/** A loss over a padded batch's flat per-position tensors: target logprobs, sampling logprobs, advantages (0 on padding). */
+export type PositionLoss = (lp: tf.Tensor1D, sampled: tf.Tensor1D, advantages: tf.Tensor1D) => tf.Scalar;
+
+// L = -sum_t exp(logp_t - logp_sampled_t) * A_t  (sum, no normalisation)
+export const importanceSamplingPositionLoss: PositionLoss = (lp, sampled, advantages) => tf.neg(tf.sum(tf.mul(tf.exp(tf.sub(lp, sampled)), advantages))) as tf.Scalar;
+
 /**
  * Loss and gradient w.r.t. the tensors in `trainable` (which must be the tensors the weights use).
  * importance_sampling: L = -sum_t exp(logp_t - logp_sampled_t) * A_t (sum, no normalisation; A = 0 on prompt and padding).
  * cross_entropy: L = -sum_t w_t logp_t / sum_t w_t.
+ * A PositionLoss gives the loss of the per-position tensors directly.
  */
-export function lossAndGrads(w: ModelWeights, trainable: TensorMap, batch: PaddedBatch, kind: LossKind): LossAndGrads {
+export function lossAndGrads(w: ModelWeights, trainable: TensorMap, batch: PaddedBatch, kind: LossKind | PositionLoss): LossAndGrads {
   const names = Object.keys(trainable);
   let lpKept: tf.Tensor1D | null = null;
   const result = tf.tidy(() => {
@@ -85,7 +92,8 @@ export function lossAndGrads(w: ModelWeights, trainable: TensorMap, batch: Padde
     const f = () => {
       const lp = targetLogprobs(forwardLogits(w, inputs), targets);
       lpKept = tf.keep(lp);
-      if (kind === 'importance_sampling') return tf.neg(tf.sum(tf.mul(tf.exp(tf.sub(lp, sampled)), weights))) as tf.Scalar;
+      if (typeof kind === 'function') return kind(lp, sampled, weights);
+      if (kind === 'importance_sampling') return importanceSamplingPositionLoss(lp, sampled, weights);
       const total = batch.weights.reduce((a, x) => a + x, 0);
       if (!(total > 0)) throw new Error('cross-entropy batch has no weighted positions');
       return tf.div(tf.neg(tf.sum(tf.mul(lp, weights))), total) as tf.Scalar;

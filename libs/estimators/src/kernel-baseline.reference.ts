@@ -1,5 +1,5 @@
-// Independent float64 reference of the GS1 kernel baseline, for tests only. Written apart from kernel-baseline.ts on
-// purpose: plain arrays and index loops, Welford moments, a full pairwise weight matrix, the leave-one-out mean
+// Independent float64 reference of the GS1 kernel baseline, for the tests and for the run-time correctness preflight
+// (its sha256 is recorded as the reference revision). Written apart from kernel-baseline.ts on purpose: plain arrays and index loops, Welford moments, a full pairwise weight matrix, the leave-one-out mean
 // summed explicitly, no shared helpers.
 
 export interface ReferencePoint {

@@ -45,7 +45,7 @@ describe('checkTolerance', () => {
   const tol = { atol: 1e-5, rtol: 1e-4, min_cosine: 0.99999 };
   it('passes identical vectors with zero errors and cosine 1', () => {
     const r = checkTolerance([1, 2, 3], [1, 2, 3], tol);
-    expect(r).toEqual({ max_abs_error: 0, relative_l2_error: 0, cosine: 1, pass: true, failures: [] });
+    expect(r).toEqual({ max_abs_error: 0, reference_max_abs: 3, relative_l2_error: 0, cosine: 1, pass: true, failures: [] });
   });
   it('computes max abs, relative L2 and cosine as defined', () => {
     const r = checkTolerance([3, 4.0001], [3, 4], { atol: 0, rtol: 0 });

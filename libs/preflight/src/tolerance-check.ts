@@ -8,6 +8,8 @@ export interface Tolerance {
 
 export interface ToleranceCheck {
   max_abs_error: number;
+  /** max |e_k| of the reference: the scale the errors are measured against */
+  reference_max_abs: number;
   relative_l2_error: number;
   cosine: number;
   pass: boolean;
@@ -18,9 +20,11 @@ export interface ToleranceCheck {
 /** pass iff |a_k - e_k| <= atol + rtol * |e_k| for every k (numpy.allclose) and cos(a, e) >= min_cosine */
 export function checkTolerance(actual: readonly number[], expected: readonly number[], tol: Tolerance): ToleranceCheck {
   if (actual.length !== expected.length) {
-    return { max_abs_error: Infinity, relative_l2_error: Infinity, cosine: NaN, pass: false, failures: [`length ${actual.length} != ${expected.length}`] };
+    const reference_max_abs = expected.reduce((m, e) => Math.max(m, Math.abs(e)), 0);
+    return { max_abs_error: Infinity, reference_max_abs, relative_l2_error: Infinity, cosine: NaN, pass: false, failures: [`length ${actual.length} != ${expected.length}`] };
   }
   let maxAbs = 0;
+  let refMaxAbs = 0;
   let diff2 = 0;
   let exp2 = 0;
   let act2 = 0;
@@ -31,6 +35,7 @@ export function checkTolerance(actual: readonly number[], expected: readonly num
     const e = expected[k];
     const err = Math.abs(a - e);
     if (!(err <= maxAbs)) maxAbs = err; // NaN propagates
+    refMaxAbs = Math.max(refMaxAbs, Math.abs(e));
     diff2 += (a - e) * (a - e);
     exp2 += e * e;
     act2 += a * a;
@@ -45,5 +50,5 @@ export function checkTolerance(actual: readonly number[], expected: readonly num
   const failures: string[] = [];
   if (!(worstExcess <= 0)) failures.push(`max abs error ${maxAbs} exceeds atol ${tol.atol} + rtol ${tol.rtol} * |reference|`);
   if (tol.min_cosine !== undefined && !(cosine >= tol.min_cosine)) failures.push(`cosine ${cosine} below ${tol.min_cosine}`);
-  return { max_abs_error: maxAbs, relative_l2_error: relL2, cosine, pass: failures.length === 0, failures };
+  return { max_abs_error: maxAbs, reference_max_abs: refMaxAbs, relative_l2_error: relL2, cosine, pass: failures.length === 0, failures };
 }

@@ -100,6 +100,14 @@ function samples(families: Map<string, ParsedFamily>, name: string): Array<{ lab
     expect(r.output.match(/exchange record: [a-z_]+ +pass /g)).toHaveLength(5);
     const { record, spec } = checkCompletedRun(out, arithDataset({ split: 'test', seed: 0 }).slice(0, nEval).map((p) => p.id));
     expect(record.backend).toBe('embedded');
+    // the correctness preflight ran through the Tinker client against the policy server (embedded model): the
+    // trainer's float32 loss against the float64 recomputation is a real, non-zero difference within tolerance
+    const pf = record.correctness_preflight!;
+    expect(pf.backend).toBe('tinker');
+    for (const id of ['backend_loss', 'baseline_loss', 'reference_loss', 'baseline_gradient'] as const) {
+      const c = pf.checks.find((x) => x.id === id)!;
+      expect([id, c.pass, c.errors.max_abs_error! > 0]).toEqual([id, true, true]);
+    }
     expect(record.feasibility.gpu_hours.projected).toBe(0);
 
     // every service answered /metrics with a parseable exposition, its own service label and the Node metrics

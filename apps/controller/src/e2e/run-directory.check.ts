@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { stepMetricsLineSchema, stepRecordSchema, TRANSCRIPTS_PER_STEP, transcriptLineSchema, type StepRecord } from '@rx/contracts';
 import { evaluateGates, gateMetrics } from '@rx/gates';
+import { PREFLIGHT_CHECK_IDS, preflightResultSchema } from '@rx/preflight';
 import { baselineArm, decisionRule, loadSpecText, treatmentArm, type ExperimentSpec } from '@rx/spec';
 import { discordantItems } from '@rx/report';
 import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
@@ -72,15 +73,16 @@ export function checkCompletedRun(out: string, expectedTestIds: readonly string[
   expect(record.status).toBe('complete');
   expect(record.effective_config).toEqual(dir.readJson(dir.effectiveConfigFile));
 
-  // preflight: the four tolerance checks with their numbers, and a finite probe per arm
-  expect(record.correctness_preflight?.pass).toBe(true);
-  const bp = record.correctness_preflight!.baseline_path[0];
-  for (const k of ['baseline_loss', 'baseline_gradient', 'reference_loss', 'reference_gradient'] as const) {
-    expect(Object.keys(bp[k])).toEqual(expect.arrayContaining(['max_abs_error', 'relative_l2_error', 'cosine', 'pass', 'tolerance']));
-    expect(bp[k].pass).toBe(true);
-  }
-  expect(bp.fixed_batch_sha256).toMatch(/^[0-9a-f]{64}$/);
-  expect(record.correctness_preflight!.probe.map((p) => [p.arm, p.finite])).toEqual(spec.arms.map((a) => [a.name, true]));
+  // preflight: every correctness check passed with its numbers, the update check, and a finite probe per arm
+  const pf = preflightResultSchema.parse(dir.readJson(dir.preflightFile));
+  expect(record.correctness_preflight).toEqual(pf);
+  expect([pf.pass, pf.failures]).toEqual([true, []]);
+  expect(pf.checks.map((c) => c.id).sort()).toEqual([...PREFLIGHT_CHECK_IDS].sort());
+  for (const c of pf.checks) expect([c.id, c.pass, c.fixed_input_sha256]).toEqual([c.id, true, expect.stringMatching(/^[0-9a-f]{64}$/)]);
+  expect(pf.paths[0].errors.baseline_loss.reference_max_abs).toBeGreaterThan(0);
+  expect(pf.update_direction.delta_loss).toBeLessThan(0);
+  expect(pf.shared_init.untouched).toBe(true);
+  expect(pf.probe.map((p) => [p['arm'], p['finite']])).toEqual(spec.arms.map((a) => [a.name, true]));
 
   // shared initialisation: one state, identical outputs for both arms before and at their first update
   expect(record.shared_initialisation?.identical).toBe(true);

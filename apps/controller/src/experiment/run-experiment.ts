@@ -1,6 +1,6 @@
 // rx run: a whole pre-registered experiment from its spec, phase by phase, each phase's result written to the
 // run directory when it completes (so --resume continues from the last completed step):
-//   setup (Redis, services, backend) -> effective config -> correctness preflight -> shared initialisation ->
+//   setup (Redis, services, backend) -> effective config -> shared initialisation -> correctness preflight ->
 //   pilot + gates (+ the one calibration) -> both arms through the services -> greedy evaluation -> decision -> record
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
@@ -489,8 +489,8 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
     };
 
     await phase('effective_config', async () => writeEffectiveConfig(ctx), () => undefined);
-    await phase('preflight', () => runPreflight(ctx), () => undefined);
     const init = await phase('shared_init', () => runSharedInit(ctx), () => readRunFile(dir, 'shared-init.json'));
+    await phase('preflight', () => runPreflight(ctx, init), () => undefined);
     const pilot = await phase('pilot', () => runPilot(ctx, init), () => readRunFile(dir, 'pilot.json'));
     const training = await phase(
       'training',

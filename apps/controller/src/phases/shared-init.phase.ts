@@ -37,7 +37,7 @@ export interface ArmRestore {
 }
 
 /** Eight training prompts with a short fixed completion each, rendered by the run's renderer (valid tokens for the model). */
-export function initProbeDatums(ctx: ExperimentContext): Datum[] {
+export function initProbeDatums(ctx: Pick<ExperimentContext, 'renderer' | 'data'>): Datum[] {
   const completion = ctx.renderer.encode('1+1=2. \\boxed{2}');
   return ctx.data.train.slice(0, 8).map((p) => {
     const prompt = ctx.renderer.buildPrompt(p.question);
@@ -45,7 +45,7 @@ export function initProbeDatums(ctx: ExperimentContext): Datum[] {
   });
 }
 
-export async function runSharedInit(ctx: ExperimentContext): Promise<SharedInitResult> {
+export async function runSharedInit(ctx: Pick<ExperimentContext, 'spec' | 'backend' | 'renderer' | 'data' | 'dir' | 'progress'> & { manifest: { runId: string } }): Promise<SharedInitResult> {
   const { spec } = ctx;
   const first = spec.arms[0];
   const lora = loraFor(spec, first);

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { RunDir } from './run-dir';
 
-export const PHASES = ['setup', 'effective_config', 'preflight', 'shared_init', 'pilot', 'training', 'evaluation', 'decision', 'record'] as const;
+export const PHASES = ['setup', 'effective_config', 'shared_init', 'preflight', 'pilot', 'training', 'evaluation', 'decision', 'record'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
 export const runManifestSchema = z.object({

@@ -139,10 +139,26 @@ export class HashChainPolicyBackend implements PolicyBackend {
   }
 }
 
+/** one AdamW-trained bias per (input token, target token) pair, with its moments */
+interface BigramBias {
+  value: number;
+  m: number;
+  v: number;
+  grad: number;
+}
+
 class HashChainTrainingClient implements TrainingClient {
   readonly modelId: string;
   private pending: string | null = null;
   private steps = 0;
+  /**
+   * The client's own update, visible in its training logprobs: logp_t = logp_sampled_t + bias(input_t, target_t),
+   * the biases trained by AdamW on the importance-sampling gradient since the client last loaded or saved a state
+   * (a saved state is its digest alone, so every step starts at ratio 1 as before). The correctness preflight's
+   * update check steps such a client once and sees the surrogate fall as its gradient says.
+   */
+  private bias = new Map<string, BigramBias>();
+  private biasSteps = 0;
 
   constructor(private readonly backend: HashChainPolicyBackend, private digest: string) {
     this.modelId = `hash-chain-${digest.slice(0, 12)}`;
@@ -158,15 +174,47 @@ class HashChainTrainingClient implements TrainingClient {
     }
     if (lossFn !== 'importance_sampling') throw new Error(`unsupported loss ${lossFn}`);
     let loss = 0;
+    const logprobs: number[][] = [];
     for (const d of datums) {
       const n = d.inputTokens.length;
       if (d.targetTokens.length !== n || d.samplingLogprobs.length !== n || d.advantages.length !== n) throw new Error('datum fields differ in length');
-      // the policy equals the sampler here, so every ratio exp(logp - logp_sampled) is 1: loss = -sum A_t
-      for (const a of d.advantages) loss -= a;
+      // logp_t = logp_sampled_t + b_t, ratio exp(b_t); L = -sum_t exp(b_t) A_t, dL/db_t = -exp(b_t) A_t (1 and -A_t while no bias is trained)
+      logprobs.push(
+        d.advantages.map((a, t) => {
+          const b = this.biasOf(d.inputTokens[t], d.targetTokens[t]);
+          const ratio = Math.exp(b.value);
+          loss -= ratio * a;
+          b.grad -= ratio * a;
+          return d.samplingLogprobs[t] + b.value;
+        }),
+      );
     }
     this.backend.calls.datums.push(structuredClone(datums));
     this.pending = sha(this.pending ?? 'grad', JSON.stringify(datums));
-    return { loss, logprobs: datums.map((d) => [...d.samplingLogprobs]) };
+    return { loss, logprobs };
+  }
+
+  private biasOf(input: number, target: number): BigramBias {
+    const key = `${input},${target}`;
+    let b = this.bias.get(key);
+    if (!b) this.bias.set(key, (b = { value: 0, m: 0, v: 0, grad: 0 }));
+    return b;
+  }
+
+  // AdamW on each bias: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2; b -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
+  private stepBias(p: AdamParams): void {
+    const t = ++this.biasSteps;
+    for (const b of this.bias.values()) {
+      b.m = p.beta1 * b.m + (1 - p.beta1) * b.grad;
+      b.v = p.beta2 * b.v + (1 - p.beta2) * b.grad * b.grad;
+      b.value -= (p.learningRate * (b.m / (1 - p.beta1 ** t))) / (Math.sqrt(b.v / (1 - p.beta2 ** t)) + p.eps);
+      b.grad = 0;
+    }
+  }
+
+  private resetBias(): void {
+    this.bias = new Map();
+    this.biasSteps = 0;
   }
 
   async optimStep(params: AdamParams): Promise<{ step: number }> {
@@ -181,6 +229,7 @@ class HashChainTrainingClient implements TrainingClient {
     this.backend.calls.adamParams.push({ ...params });
     this.digest = sha(this.digest, this.pending, params.learningRate, params.beta1, params.beta2, params.eps);
     this.pending = null;
+    this.stepBias(params);
     return { step: ++this.steps };
   }
 
@@ -192,6 +241,7 @@ class HashChainTrainingClient implements TrainingClient {
 
   async saveState(_name: string): Promise<string> {
     this.backend.live();
+    this.resetBias();
     return `memory://hash-chain-state/${this.digest}/${this.steps}`;
   }
 
@@ -201,6 +251,7 @@ class HashChainTrainingClient implements TrainingClient {
     this.digest = m[1];
     this.steps = Number(m[2]);
     this.pending = null;
+    this.resetBias();
   }
 }
 

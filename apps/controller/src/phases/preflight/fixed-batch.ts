@@ -1,54 +1,56 @@
-// The fixed batches of the preflight, generated from a seeded PRNG (the same bytes on every machine, so their
-// sha256 identifies them): a GRPO batch of 8 prompts x 8 rollouts with graded rewards, sampling logprobs and
-// the training policy's logprobs; and synthetic kernel windows for the forced (non-)activation checks.
+// The fixed inputs of the preflight. The correctness checks run on real batches sampled once from the shared
+// initial state by the loop's own sample and grade stages (seeded, so the embedded backend draws the same bytes on
+// every machine; their sha256 identifies them either way): the GRPO arm's step-0 batch (8 prompts x 8) and the
+// GS1 arm's step-1 batch (64 prompts x 1) with the step-0 batch as the kernel window carried into it. The
+// forced (non-)activation checks of the estimator use synthetic kernel windows from a seeded PRNG.
+import type { PolicyBackend, Renderer } from '@rx/backend';
 import type { GradedBatch, StepPlan } from '@rx/contracts';
+import { gradeCompletion } from '@rx/grading';
+import { gradeBatch, sampleBatch } from '@rx/pipeline';
+import { baselineArm, treatmentArm, type ExperimentSpec } from '@rx/spec';
 import { mulberry32 } from '@rx/stats';
+import { sha256Json } from '../../run/canonical-json';
+import { promptsForStep, stepPlanFor } from '../../experiment/step-schedule';
 
 export const FIXED_BATCH_SEED = 20260;
-/** the cookbook reward takes these values: format_coef * (correct_format - 1) + correct_answer */
-const REWARDS = [1, 0, -0.1, 0.9];
 
-export interface FixedGrpoBatch {
-  batch: GradedBatch;
-  /** the training policy's logprob of every completion token (same shape as each rollout's logprobs) */
-  trainingLogprobs: number[][];
+export interface FixedBatches {
+  /** the baseline arm's step 0: groups_per_batch prompts x group_size rollouts */
+  grpo: GradedBatch;
+  /** the treatment arm's step 0: the kernel window carried into step 1 */
+  gs1Window: GradedBatch;
+  /** the treatment arm's step 1 */
+  gs1: GradedBatch;
 }
 
-const float32 = (x: number): number => Number(Math.fround(x).toPrecision(9));
+/** sha256 of what a batch holds (prompts and rollouts; not its timings) */
+export function batchSha256(...batches: GradedBatch[]): string {
+  return sha256Json(batches.map((b) => ({ arm: b.arm, step: b.step, plan: b.plan, prompts: b.prompts, rollouts: b.rollouts })));
+}
 
-/** 8 prompts x 8 rollouts; tokens < vocab; two groups have constant rewards (the cookbook's A = 0 case) */
-export function fixedGrpoBatch(plan: StepPlan, vocab = 60, seed = FIXED_BATCH_SEED): FixedGrpoBatch {
-  const rand = mulberry32(seed);
-  const int = (lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
-  const prompts = Array.from({ length: 8 }, (_, p) => ({ promptId: `fixed-${p}`, tokens: Array.from({ length: int(4, 24) }, () => int(3, vocab - 1)) }));
-  const rollouts: GradedBatch['rollouts'] = [];
-  const trainingLogprobs: number[][] = [];
-  prompts.forEach((prompt, p) => {
-    const constant = p === 2 || p === 5;
-    const constantReward = REWARDS[int(0, 3)];
-    for (let g = 0; g < 8; g++) {
-      const n = int(2, 16);
-      const logprobs = Array.from({ length: n }, () => float32(-5 * rand()));
-      const reward = constant ? constantReward : REWARDS[int(0, 3)];
-      rollouts.push({
-        rolloutId: `0-${p * 8 + g}`,
-        promptId: prompt.promptId,
-        tokens: Array.from({ length: n }, () => int(3, vocab - 1)),
-        logprobs,
-        stopReason: rand() < 0.8 ? 'stop' : 'length',
-        phi: [Math.log(prompt.tokens.length), float32(-3 * rand())],
-        reward,
-        correct: reward >= 0.9,
-        formatOk: reward === 1 || reward === 0,
-      });
-      // the training policy has moved a little since sampling: ratios exp(logp - logp_sampled) near 1
-      trainingLogprobs.push(logprobs.map((l) => l + (rand() - 0.5) * 0.2));
-    }
-  });
-  return {
-    batch: { runId: 'preflight', arm: 'grpo_preflight', step: 0, plan, samplerPath: 'preflight://fixed', prompts, rollouts, timings: {} },
-    trainingLogprobs,
+export async function sampleFixedBatches(args: {
+  spec: ExperimentSpec;
+  backend: PolicyBackend;
+  renderer: Renderer;
+  train: readonly { id: string; question: string; answer: string }[];
+  samplerPath: string;
+  runId: string;
+  bandwidth: number;
+  concurrency: number;
+}): Promise<FixedBatches> {
+  const { spec } = args;
+  const one = async (arm: ReturnType<typeof baselineArm>, step: number): Promise<GradedBatch> => {
+    const plan = stepPlanFor(spec, arm, step, args.bandwidth);
+    const sampled = await sampleBatch(
+      { runId: `${args.runId}.preflight`, arm: arm.name, step, plan, samplerPath: args.samplerPath, prompts: promptsForStep(args.train, arm, step) },
+      { backend: args.backend, renderer: args.renderer, concurrency: args.concurrency },
+    );
+    return gradeBatch(sampled, { renderer: args.renderer, grade: gradeCompletion });
   };
+  const grpo = await one(baselineArm(spec), 0);
+  const gs1Window = await one(treatmentArm(spec), 0);
+  const gs1 = await one(treatmentArm(spec), 1);
+  return { grpo, gs1Window, gs1 };
 }
 
 export interface KernelCase {
