@@ -132,8 +132,8 @@ describe('TinkerBackend through injected faults', () => {
   it('goes on at once after a call the server refused: the refused seq_id stays used on both sides', async () => {
     const { backend, tinker } = await setup();
     const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 2, seed: 5 });
-    // learning_rate 0 passes the client's finiteness check; the server refuses it (400) and counts seq_id 1 as used
-    await expect(tc.optimStep({ ...ADAM, learningRate: 0 })).rejects.toThrow(/HTTP 400/);
+    // beta1 1 passes the client's finiteness check; the server refuses it (400) and counts seq_id 1 as used
+    await expect(tc.optimStep({ ...ADAM, beta1: 1 })).rejects.toThrow(/HTTP 400/);
     const started = Date.now();
     await expect(tc.optimStep(ADAM)).resolves.toEqual({ step: 1 });
     expect(Date.now() - started).toBeLessThan(1000);

@@ -65,6 +65,7 @@ export const updateDirectionSchema = z
   .object({
     learning_rate: z.number(),
     delta_loss: measured,
+    first_order_delta_loss: measured,
     predicted_delta_loss: measured,
     warm_copy_delta_loss: measured,
     linear_rel_error: measured,

@@ -97,7 +97,7 @@ ${model.verdict.source ? `<div class="src">from ${esc(model.verdict.source)}</di
 </section>
 
 <section id="reward">
-<h2>Reward, format rate and completion length per step, per arm</h2>
+<h2>Reward, format rate, completion length, dev accuracy and effective neighbours per step, per arm</h2>
 ${missing('reward')}${charts('reward')}
 </section>
 

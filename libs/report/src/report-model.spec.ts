@@ -85,6 +85,40 @@ describe('buildReportModel', () => {
     expect(ness?.caption).toBe(`${fx.baseline}: all ${all[1].length} rollouts at 7`);
   });
 
+  it('draws each arm\'s dev accuracy every 10 updates from its training.json', () => {
+    const dev = chart(model, 'chart-dev-accuracy');
+    expect(dev?.section).toBe('reward');
+    const byLabel = new Map(datasets(dev).map((d) => [d.label, d.data]));
+    for (const arm of [fx.treatment, fx.baseline]) {
+      const written = JSON.parse(readFileSync(path.join(fx.root, arm, 'training.json'), 'utf8')) as { dev_accuracy: Array<{ updates: number; accuracy: number }> };
+      expect(byLabel.get(`${arm} (128 dev items)`)).toEqual(written.dev_accuracy.map((p) => ({ x: p.updates, y: p.accuracy })));
+    }
+    expect(byLabel.get(`${fx.treatment} (128 dev items)`)).toEqual([{ x: 0, y: 38 / 128 }, { x: 4, y: 44 / 128 }]);
+  });
+
+  it('draws the p10 and median of the effective neighbours of every training step, per arm', () => {
+    const ness = chart(model, 'chart-neighbors-per-step');
+    const byLabel = new Map(datasets(ness).map((d) => [d.label, d.data]));
+    for (const arm of [fx.treatment, fx.baseline]) {
+      // the trainer's own per-step p10 and p50, as the step log has them
+      expect(byLabel.get(`${arm} p10`)).toEqual(fx.training[arm].map((r) => ({ x: r.step, y: r.gate.effectiveNeighbors.p10 })));
+      expect(byLabel.get(`${arm} median`)).toEqual(fx.training[arm].map((r) => ({ x: r.step, y: r.gate.effectiveNeighbors.p50 })));
+    }
+    expect(byLabel.get(`${fx.baseline} p10`)).toEqual(fx.training[fx.baseline].map((r) => ({ x: r.step, y: 7 })));
+  });
+
+  it('leaves the dev accuracy out for a run whose training.json has none', () => {
+    const work2 = path.join(work, 'no-dev');
+    const old = writeSyntheticRun(work2, { steps: 3, evalItems: 20 });
+    for (const arm of [old.treatment, old.baseline]) {
+      const file = path.join(old.root, arm, 'training.json');
+      const t = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      delete t.dev_accuracy;
+      writeFileSync(file, JSON.stringify(t));
+    }
+    expect(chart(buildReportModel(readRunDir(old.root)), 'chart-dev-accuracy')).toBeUndefined();
+  });
+
   it('counts the paired 2x2 table from the two arms\' eval files', () => {
     const t = fx.eval[fx.treatment];
     const b = fx.eval[fx.baseline];
@@ -117,7 +151,7 @@ describe('buildReportModel', () => {
     expect(h[3].data).toEqual([{ x: -0.03, y: -1 }, { x: -0.03, y: 1 }]);
     expect(h[3].label).toMatch(/^margin = -0\.03/);
     expect(model.verdict).toMatchObject({ headline: d?.outcome, tone: d?.outcome, source: 'record.json' });
-    expect(model.charts.map((c) => c.id)).toEqual(['chart-reward', 'chart-format-rate', 'chart-completion-length', ...[0, 1, 2, 3, 4, 5].map((i) => `chart-gate-${i}`), 'chart-advantages', 'chart-neighbors', 'chart-hoeffding']);
+    expect(model.charts.map((c) => c.id)).toEqual(['chart-reward', 'chart-dev-accuracy', 'chart-neighbors-per-step', 'chart-format-rate', 'chart-completion-length', ...[0, 1, 2, 3, 4, 5].map((i) => `chart-gate-${i}`), 'chart-advantages', 'chart-neighbors', 'chart-hoeffding']);
   });
 
   it('notes a decision that disagrees with the eval files', () => {

@@ -2,11 +2,11 @@
 // the page as is) and the tables: RunData in, ReportModel out (the provenance block and the discordant items are
 // read from the run directory unless given).
 import type { ChartConfiguration } from 'chart.js';
-import { pairItems, PairedItemsError } from '@rx/stats';
+import { pairItems, PairedItemsError, percentile } from '@rx/stats';
 import { histogram, sharedRange } from './histogram';
 import { discordantItems, readProvenance, type DiscordantItem, type Provenance } from './provenance';
 import { readArmCurves, type ArmCurves } from './step-curves';
-import type { DecisionNumbers, GateBound, GateReportEntry, RunData, StepSeries } from './run-dir';
+import type { DecisionNumbers, DevAccuracySeries, GateBound, GateReportEntry, RunData, StepSeries } from './run-dir';
 
 export type SectionId = 'reward' | 'gates' | 'distributions' | 'decision';
 
@@ -107,6 +107,10 @@ export function buildReportModel(run: RunData, generatedAt?: string, extras: Rep
   const reward = rewardChart(run.steps, color);
   if (reward) charts.push(reward);
   else missing.reward = 'no step logs with a reward in this run';
+  const dev = devAccuracyChart(run.devAccuracy, (arm) => color({ arm, label: arm }));
+  if (dev) charts.push(dev);
+  const neighbors = neighborsPerStepChart(run.steps.filter((s) => s.phase === 'training'), color);
+  if (neighbors) charts.push(neighbors);
 
   charts.push(...curveCharts(extras.curves, color));
 
@@ -255,6 +259,62 @@ function curveCharts(curves: readonly ArmCurves[], color: SeriesColor): ChartSpe
     chart('chart-format-rate', 'Format rate per step (env/all/format)', 'fraction of rollouts well formed', (l) => l['env/all/format'], { min: 0, max: 1 }),
     chart('chart-completion-length', 'Mean completion length per step (env/all/ac_tokens_per_turn)', 'completion tokens per rollout', (l) => l['env/all/ac_tokens_per_turn']),
   ];
+}
+
+// --- dev accuracy every 10 updates -------------------------------------------------------------------------------
+function devAccuracyChart(series: readonly DevAccuracySeries[], color: (arm: string) => string): ChartSpec | null {
+  if (series.length === 0) return null;
+  const config: ChartConfiguration<'line'> = {
+    type: 'line',
+    data: {
+      datasets: series.map((s) => ({
+        label: `${s.arm} (${s.points[0].n} dev items)`,
+        data: s.points.map((p) => ({ x: p.updates, y: p.accuracy })),
+        borderColor: color(s.arm),
+        backgroundColor: color(s.arm),
+        borderWidth: 2.5,
+        pointRadius: 4,
+        tension: 0,
+      })),
+    },
+    options: {
+      ...baseOptions('Greedy accuracy on the fixed dev sample (train items, never RL prompts or test)'),
+      scales: {
+        x: { type: 'linear', title: { display: true, text: 'updates' }, ticks: { precision: 0 } },
+        y: { title: { display: true, text: 'dev accuracy' } },
+      },
+    },
+  };
+  return { id: 'chart-dev-accuracy', section: 'reward', title: 'Dev accuracy', config, dataColors: [...new Set(series.map((s) => color(s.arm)))] };
+}
+
+// --- effective neighbours per step --------------------------------------------------------------------------------
+// per step: p10 and median over the step's rollouts of n_eff,i = (Σw)² / Σw² (the gate reads the p10)
+function neighborsPerStepChart(series: readonly StepSeries[], color: SeriesColor): ChartSpec | null {
+  const drawn = series.filter((s) => s.steps.some((p) => p.effectiveNeighbors.length > 0));
+  if (drawn.length === 0) return null;
+  const line = (s: StepSeries, q: number, name: string, dash: number[]) => ({
+    label: `${s.label} ${name}`,
+    data: s.steps.filter((p) => p.effectiveNeighbors.length > 0).map((p) => ({ x: p.step, y: percentile(p.effectiveNeighbors, q) })),
+    borderColor: color(s),
+    backgroundColor: color(s),
+    borderWidth: 2,
+    borderDash: dash,
+    pointRadius: 2.5,
+    tension: 0,
+  });
+  const config: ChartConfiguration<'line'> = {
+    type: 'line',
+    data: { datasets: drawn.flatMap((s) => [line(s, 10, 'p10', []), line(s, 50, 'median', [6, 4])]) },
+    options: {
+      ...baseOptions('Effective neighbours n_eff,i = (Σw)² / Σw² per training step (p10 solid, median dashed)'),
+      scales: {
+        x: { type: 'linear', title: { display: true, text: 'step' }, ticks: { precision: 0 } },
+        y: { title: { display: true, text: 'effective neighbours' } },
+      },
+    },
+  };
+  return { id: 'chart-neighbors-per-step', section: 'reward', title: 'Effective neighbours per step', config, dataColors: [...new Set(drawn.map((s) => color(s)))] };
 }
 
 // --- gates against their bounds ----------------------------------------------------------------------------------

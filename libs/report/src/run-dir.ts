@@ -109,6 +109,12 @@ export interface Verdict {
   source: string;
 }
 
+/** an arm's greedy accuracy on the run's fixed dev sample, after so many updates (<arm>/training.json dev_accuracy) */
+export interface DevAccuracySeries {
+  arm: string;
+  points: Array<{ updates: number; accuracy: number; n: number }>;
+}
+
 export interface RunData {
   root: string;
   runId: string | null;
@@ -120,6 +126,7 @@ export interface RunData {
   treatment: string | null;
   baseline: string | null;
   steps: StepSeries[];
+  devAccuracy: DevAccuracySeries[];
   gateReports: GateReportEntry[];
   evals: EvalItems[];
   decision: DecisionNumbers | null;
@@ -152,6 +159,10 @@ const specPartsSchema = z.object({
   activation_gate: z.object({ checks: z.array(gateCheckSchema) }).optional(),
 });
 type SpecParts = z.infer<typeof specPartsSchema>;
+
+const devAccuracySchema = z.object({
+  dev_accuracy: z.array(z.object({ updates: z.number().int().nonnegative(), accuracy: num, n: z.number().int().positive() })).min(1),
+});
 
 export const stepLineSchema = z.object({
   step: z.number().int().nonnegative(),
@@ -262,6 +273,7 @@ class RunDirReader {
       treatment,
       baseline,
       steps,
+      devAccuracy: arms.flatMap((a) => this.devAccuracy(a.name)),
       gateReports: this.gateReports(spec),
       evals: this.evals(arms),
       decision,
@@ -338,6 +350,12 @@ class RunDirReader {
     }
     const steps = this.stepLog(rel);
     return steps.length > 0 ? [{ arm, phase: 'training', source: rel, label: arm, steps }] : [];
+  }
+
+  /** the arm's dev accuracy curve from its training.json; none when the file or the field is absent (older runs) */
+  private devAccuracy(arm: string): DevAccuracySeries[] {
+    const found = findFirst(this.doc(path.join(arm, 'training.json')), devAccuracySchema);
+    return found ? [{ arm, points: found.value.dev_accuracy.map((p) => ({ updates: p.updates, accuracy: p.accuracy, n: p.n })) }] : [];
   }
 
   /** the run id an arm trained under (state.json `arms.<arm>.runId`; a restarted arm gets a new one) */

@@ -2,6 +2,7 @@
 // make a spec runnable: one kernel arm and one group-mean arm, batch arithmetic, gates that agree with the arms.
 import { GATE_METRIC_NAMES, SET_VALUED_GATE_METRICS } from '@rx/gates';
 import { z } from 'zod';
+import { specRevisionSchema, valueAtSpecPath } from './spec-revision.schema';
 
 export const ADVANTAGE_KINDS = ['group_mean', 'kernel_cross_prompt_baseline'] as const;
 export type AdvantageKind = (typeof ADVANTAGE_KINDS)[number];
@@ -222,6 +223,8 @@ export const specFieldsSchema = z
       .strict()
       .optional(),
     spec_preflight: z.object({ findings: z.array(z.unknown()), status: z.string() }).strict().optional(),
+    /** present when this spec is a recorded revision of a published one */
+    revision: specRevisionSchema.optional(),
   })
   .strict();
 
@@ -286,6 +289,12 @@ function crossFieldRules(spec: Spec, ctx: z.RefinementCtx): void {
   if (spec.primary_endpoint !== undefined && spec.feasibility.primary_endpoint != null && spec.primary_endpoint !== spec.feasibility.primary_endpoint) {
     issue(['feasibility', 'primary_endpoint'], `'${spec.feasibility.primary_endpoint}' differs from primary_endpoint '${spec.primary_endpoint}'`);
   }
+
+  // a revision says what the spec now holds: each change's `to` is the value at its path
+  spec.revision?.changes.forEach((c, i) => {
+    const actual = valueAtSpecPath(spec, c.path);
+    if (actual !== c.to) issue(['revision', 'changes', i, 'to'], `${JSON.stringify(c.to)} is not what the spec has at ${c.path} (${actual === undefined ? 'nothing' : JSON.stringify(actual)})`);
+  });
 
   // restoration preflight: known arms, the same optimizer settings as the arms
   spec.restoration_preflight?.groups.forEach((g, gi) =>

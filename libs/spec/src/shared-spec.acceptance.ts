@@ -61,7 +61,7 @@ describe('specs/embedded.json', () => {
     expect(r.ok ? [] : r.errors).toEqual([]);
   });
 
-  it('differs from the shared spec only in model, data, eval benchmark and lengths', () => {
+  it('differs from the shared spec only in model, data, eval benchmark, lengths and its recorded revision', () => {
     const diffs: string[] = [];
     const walk = (a: unknown, b: unknown, path: string) => {
       if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
@@ -75,7 +75,7 @@ describe('specs/embedded.json', () => {
     expect(diffs.sort()).toEqual(
       [
         'base_model',
-        'command', // max_tokens=512 -> 32 in the prose
+        'command', // max_tokens=512 -> 64 and learning_rate=4e-5 -> the revised lr in the prose
         'dataset.hf_path',
         'dataset.name',
         'dataset.split',
@@ -84,12 +84,37 @@ describe('specs/embedded.json', () => {
         'feasibility.effective_config.max_seq_len',
         'feasibility.effective_config.max_tokens',
         'max_seq_len',
-        'method', // max_tokens=512 -> 32 in the prose
+        'method', // max_tokens=512 -> 64 in the prose
+        'preflight.probe', // learning_rate=4e-5 -> the revised lr in the prose
+        // the recorded revision: the learning rate of both arms
+        'optimizer.lr',
+        'arms.0.lr',
+        'arms.1.lr',
+        'restoration_preflight.groups.0.arms.0.optimizer_config.lr',
+        'restoration_preflight.groups.0.arms.1.optimizer_config.lr',
+        'revision',
       ].sort(),
     );
-    expect(embedded.command).toBe(shared.command.replace('max_tokens=512', 'max_tokens=32'));
-    expect(embedded.method).toBe(shared.method.replace('max_tokens=512', 'max_tokens=32'));
-    expect(embedded.feasibility.effective_config.max_tokens).toBe(32);
+    const lr = embedded.optimizer.lr as number;
+    // the published spec keeps its lr (and so does the Tinker path, which runs it)
+    expect(shared.optimizer.lr).toBe(4e-5);
+    expect(lr).not.toBe(4e-5);
+    const lrWritten = String(embedded.command.match(/learning_rate=([0-9.e-]+)/)?.[1]);
+    expect(Number(lrWritten)).toBe(lr);
+    expect(embedded.command).toBe(shared.command.replace('max_tokens=512', 'max_tokens=64').replace('learning_rate=4e-5', `learning_rate=${lrWritten}`));
+    expect(embedded.method).toBe(shared.method.replace('max_tokens=512', 'max_tokens=64'));
+    expect(embedded.preflight.probe).toBe(shared.preflight.probe.replace('learning_rate=4e-5', `learning_rate=${lrWritten}`));
+    expect(embedded.feasibility.effective_config.max_tokens).toBe(64);
     expect(embedded.max_seq_len).toBe(128);
+    // the revision names each revised field with the value it had before (the published lr; the embedded max_tokens 32)
+    const from = Object.fromEntries(embedded.revision.changes.map((c: { path: string; from: unknown }) => [c.path, c.from]));
+    expect(from).toEqual({
+      'optimizer.lr': 4e-5,
+      'arms.grpo_gs8.lr': 4e-5,
+      'arms.gs1_kernel.lr': 4e-5,
+      'restoration_preflight.groups.0.arms.grpo_gs8.optimizer_config.lr': 4e-5,
+      'restoration_preflight.groups.0.arms.gs1_kernel.optimizer_config.lr': 4e-5,
+      'feasibility.effective_config.max_tokens': 32,
+    });
   });
 });

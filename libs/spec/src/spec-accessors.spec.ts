@@ -105,10 +105,10 @@ describe('specs/embedded.json', () => {
   it('parses and describes the embedded run', () => {
     expect(embedded.base_model).toBe('rx-embedded/char-lm');
     expect(embedded.dataset).toEqual({ name: 'arith', hf_path: 'rx/arith', n_examples: 2560, split: 'train' });
-    expect(evalSettings(embedded)).toEqual({ benchmark: 'arith test', nExamples: 1319, maxTokens: 32, temperature: 0 });
-    expect(samplingSettings(embedded)).toEqual({ maxTokens: 32, temperature: 1 });
+    expect(evalSettings(embedded)).toEqual({ benchmark: 'arith test', nExamples: 1319, maxTokens: 64, temperature: 0 });
+    expect(samplingSettings(embedded)).toEqual({ maxTokens: 64, temperature: 1 });
     expect(embedded.max_seq_len).toBe(128);
     expect(treatmentArm(embedded).name).toBe('gs1_kernel');
-    expect(optimizerSettings(embedded, 'grpo_gs8')).toEqual({ name: 'adam', lr: 4e-5, adam: { beta1: 0.9, beta2: 0.95, eps: 1e-8 } });
+    expect(optimizerSettings(embedded, 'grpo_gs8')).toEqual({ name: 'adam', lr: 5e-4, adam: { beta1: 0.9, beta2: 0.95, eps: 1e-8 } });
   });
 });

@@ -110,6 +110,19 @@ function samples(families: Map<string, ParsedFamily>, name: string): Array<{ lab
     }
     expect(record.feasibility.gpu_hours.projected).toBe(0);
 
+    // the spec's recorded revision: printed at the start, carried by the record as specs/embedded.json has it
+    const revision = JSON.parse(readFileSync(path.join(REPO_ROOT, 'specs', 'embedded.json'), 'utf8')).revision;
+    expect(record.revision).toEqual(revision);
+    expect(r.output).toContain(`spec revision ${revision.number} of ${revision.revises}`);
+    expect(r.output).toContain(`evidence ${revision.evidence.file} (sha256 ${revision.evidence.sha256.slice(0, 12)})`);
+
+    // each arm scored on the fixed dev sample before its first update and at its final weights (1 step here)
+    for (const arm of spec.arms) {
+      const training = JSON.parse(readFileSync(path.join(out, arm.name, 'training.json'), 'utf8')) as { dev_accuracy: Array<{ updates: number; n: number; accuracy: number }> };
+      expect(training.dev_accuracy.map((p) => [p.updates, p.n])).toEqual([[0, 128], [steps, 128]]);
+      for (const p of training.dev_accuracy) expect(p.accuracy).toBeGreaterThanOrEqual(0);
+    }
+
     // every service answered /metrics with a parseable exposition, its own service label and the Node metrics
     const { scrapes } = r;
     expect(Object.keys(scrapes.last).sort()).toEqual([...SERVICES].sort());

@@ -46,6 +46,7 @@ const problems = arithmeticProblems(STEPS * 64 + N_EVAL).map((p) => ({ id: p.pro
 const data: ExperimentData = {
   train: problems.slice(0, STEPS * 64),
   test: problems.slice(STEPS * 64),
+  dev: [],
   source: 'arithmeticProblems test fixture',
   trainManifestSha256: sha256Json(problems.slice(0, STEPS * 64)),
   testManifestSha256: sha256Json(problems.slice(STEPS * 64)),

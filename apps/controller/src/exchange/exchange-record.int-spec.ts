@@ -32,11 +32,14 @@ const problems = arithmeticProblems(STEPS * 64 + N_EVAL).map((p) => ({ id: p.pro
 const data: ExperimentData = {
   train: problems.slice(0, STEPS * 64),
   test: problems.slice(STEPS * 64),
+  dev: [],
   source: 'arithmeticProblems test fixture',
   trainManifestSha256: sha256Json(problems.slice(0, STEPS * 64)),
   testManifestSha256: sha256Json(problems.slice(STEPS * 64)),
 };
 const out = path.join(work, 'run');
+/** the optimizer lr of specs/embedded.json (revision 1: 5e-4), which the backend must have been given */
+const SPEC_LR = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'specs', 'embedded.json'), 'utf8')) as { optimizer: { lr: number } }).optimizer.lr;
 const progress = new NullProgress();
 
 beforeAll(async () => {
@@ -108,7 +111,7 @@ describe('the exchange record of a run', () => {
       expect(a.initialization.loaded_checkpoint_uri).toBe(r.checkpoints.find((c) => c.arm === 'shared_init')?.uri);
       expect(a.initialization.adapter_sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(a.initialization.before_first_update).toBe(true);
-      expect(a.optimizer_checks[0].actual_config).toMatchObject({ lr: 4e-5, beta1: 0.9, beta2: 0.95, eps: 1e-8, optimizer_step_after_first_update: 1 });
+      expect(a.optimizer_checks[0].actual_config).toMatchObject({ lr: SPEC_LR, beta1: 0.9, beta2: 0.95, eps: 1e-8, optimizer_step_after_first_update: 1 });
     }
     expect(r.feasibility.recovery?.seconds).toBeGreaterThan(0);
   });

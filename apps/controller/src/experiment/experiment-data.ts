@@ -1,8 +1,10 @@
 // The problems of a run: the training prompts in the spec's fixed seed-0 shuffled order (the first
-// dataset.n_examples of HF Dataset.shuffle(seed=0) over the train split) and the first eval.n_examples test items.
+// dataset.n_examples of HF Dataset.shuffle(seed=0) over the train split), the first eval.n_examples test items, and
+// a fixed dev sample (train items at the tail of the same order: never an RL prompt, never a test item) that the
+// training phase scores every 10 steps.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { arithDataset, loadGsm8k, takeTrainPrompts, type Problem } from '@rx/datasets';
+import { arithDataset, assertDevDisjoint, DEV_SPLIT_SIZE, devSplit, loadGsm8k, takeTrainPrompts, type Problem } from '@rx/datasets';
 import type { ExperimentSpec } from '@rx/spec';
 import { sha256Json } from '../run/canonical-json';
 
@@ -10,12 +12,16 @@ import { sha256Json } from '../run/canonical-json';
 export const ARITH_DATASET_SEED = 0;
 /** the spec's shuffle of the train split ("a fixed seed-0 shuffled order") */
 export const TRAIN_SHUFFLE_SEED = 0;
+/** the fixed dev sample the training phase scores: the first items of the dev split (the tail of the train order) */
+export const DEV_SAMPLE_SIZE = 128;
 
 export interface ExperimentData {
   /** training prompts in draw order */
   train: Problem[];
   /** evaluation items in file order */
   test: Problem[];
+  /** the fixed dev sample: train items that are neither RL prompts nor test items */
+  dev: Problem[];
   source: string;
   /** sha256 of the canonical JSON of [{id, question, answer}] of the evaluation items */
   testManifestSha256: string;
@@ -56,8 +62,11 @@ export async function loadExperimentData(spec: ExperimentSpec, opts: DataOptions
   if (testAll.length < nTest) throw new DatasetNotFoundError(`eval.n_examples is ${nTest} but the ${name} test split has ${testAll.length} items`);
   const train = takeTrainPrompts(trainAll, nTrain, TRAIN_SHUFFLE_SEED);
   const test = testAll.slice(0, nTest);
+  const devSize = Math.min(DEV_SPLIT_SIZE, trainAll.length - nTrain);
+  const dev = devSize > 0 ? devSplit(trainAll, nTrain, devSize, TRAIN_SHUFFLE_SEED).slice(0, DEV_SAMPLE_SIZE) : [];
+  assertDevDisjoint(dev, train, testAll);
   const manifest = (ps: Problem[]) => sha256Json(ps.map((p) => ({ id: p.id, question: p.question, answer: p.answer })));
-  return { train, test, source, testManifestSha256: manifest(test), trainManifestSha256: manifest(train) };
+  return { train, test, dev, source, testManifestSha256: manifest(test), trainManifestSha256: manifest(train) };
 }
 
 function findGsm8k(opts: DataOptions): string {

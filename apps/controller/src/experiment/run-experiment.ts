@@ -10,7 +10,7 @@ import { CHAR_BASE_MODELS, rendererFor, TINKER_WIRE_SDK_VERSION, TinkerApiError,
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import { createRxMetrics, type QueueSnapshot, type RxMetrics } from '@rx/metrics';
 import { backendFromConfig, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
-import { applySpecOverride, jsonSyntaxWhere, loadSpecText, parseSpec, pilotSettings, treatmentArm, type ExperimentSpec, type SpecOverride } from '@rx/spec';
+import { applySpecOverride, describeRevision, jsonSyntaxWhere, loadSpecText, parseSpec, pilotSettings, treatmentArm, type ExperimentSpec, type SpecOverride } from '@rx/spec';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ControllerConfig } from '../config';
@@ -434,6 +434,7 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
   const code = codeRevision(REPO_ROOT);
   state.beginAttempt(run.resumed, code.tree_sha256);
   progress.info(`${run.resumed ? 'resuming' : 'starting'} run ${run.manifest.runId}: "${run.spec.title}" (${run.manifest.backend} backend, services ${opts.services}) in ${dir.root}`);
+  if (run.spec.revision) progress.info(`spec ${describeRevision(run.spec.revision)}: ${run.spec.revision.why}`);
 
   let infra: Infra | null = null;
   let outcome: RunState['status'] = 'running';

@@ -1,6 +1,7 @@
 // Phase 5, both arms concurrently through the services, `steps` steps each, from the shared initial state, the
 // kernel arm at the bandwidth the pilot chose. Each completed step is appended to <arm>/steps.jsonl; a finished
 // arm writes <arm>/training.json (checkpoints per step, final weights).
+// After its last step each arm is scored on the run's fixed dev sample every 10 updates (dev-accuracy.ts).
 // Resume: an arm that finished is read back. An arm interrupted at step N continues at N when the trainer still
 // holds it (the ledger in Redis says N - 1 is committed); otherwise it trains again from the shared initial state
 // under a new run id (attempt k + 1). Sampling is seeded per step, so the result is the same either way.
@@ -15,6 +16,7 @@ import { rewriteStepLogs } from '../experiment/step-logs';
 import { loraFor } from '../experiment/step-schedule';
 import { StepFailedError } from '../infra/step-bus';
 import { sha256Json } from '../run/canonical-json';
+import { devAccuracyCurve, devEvalPoints, type DevAccuracyPoint } from './dev-accuracy';
 import { initProbeDatums, type SharedInitResult } from './shared-init.phase';
 
 export interface FinalWeights {
@@ -33,6 +35,8 @@ export interface ArmTraining {
   /** per step: the sampler weights it sampled from (before its update) and the training state saved after it */
   checkpoints: Array<{ step: number; sampler_path: string; state_path: string | null; committed_at: string; loss: number; reward_mean: number }>;
   final: FinalWeights;
+  /** greedy accuracy on the fixed dev sample after 0, 10, 20, ... updates and at the final weights */
+  dev_accuracy: DevAccuracyPoint[];
   wall_seconds: number;
 }
 
@@ -111,6 +115,7 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
   throwIfAborted(ctx.signal);
   const final = await finalWeights(ctx, arm, runId, records);
   const states = await withLedger(ctx, (ledger) => Promise.all(records.map((r) => ledger.statePath({ runId, arm: arm.name }, r.step))));
+  const dev_accuracy = await devAccuracyCurve(ctx, arm.name, devEvalPoints(records.map((r) => ({ step: r.step, sampler_path: r.samplerPath })), final.sampler_path, records.length));
   const training: ArmTraining = {
     arm: arm.name,
     run_id: runId,
@@ -126,6 +131,7 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
       reward_mean: r.gate.rewardMean,
     })),
     final,
+    dev_accuracy,
     wall_seconds: (Date.now() - started) / 1000,
   };
   ctx.dir.writeJson(ctx.dir.trainingFile(arm.name), training);

@@ -143,7 +143,8 @@ export const forwardBackwardOutputSchema = z.object({
 export type ForwardBackwardOutput = z.infer<typeof forwardBackwardOutputSchema>;
 
 export const adamParamsSchema = z.object({
-  learning_rate: z.number().positive(),
+  // >= 0 as torch's AdamW takes it: the preflight's warm copy steps once at lr 0 (moments advance, weights stay)
+  learning_rate: z.number().min(0),
   beta1: z.number().min(0).lt(1),
   beta2: z.number().min(0).lt(1),
   eps: z.number().positive(),

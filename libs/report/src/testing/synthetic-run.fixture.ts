@@ -181,6 +181,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
         bandwidth: arm === treatment.name ? 1.0 : null,
         checkpoints: records.map((r) => ({ step: r.step, sampler_path: r.samplerPath, state_path: null, committed_at: r.committedAt, loss: r.loss, reward_mean: r.gate.rewardMean })),
         final: { sampler_path: `embedded://${arm}/final`, how: 'closing-step', note: '' },
+        dev_accuracy: devCurve(arm === treatment.name ? 0.3 : 0.28, records.length),
         wall_seconds: 12,
       });
     }
@@ -348,3 +349,12 @@ function clamp01(x: number): number {
   return Math.min(1, Math.max(0, x));
 }
 
+
+/** dev accuracy after 0, 10, 20, ... updates and at the last step: rising by 0.01 an update from `start` */
+export function devCurve(start: number, steps: number): Array<{ updates: number; sampler_path: string; n: number; correct: number; accuracy: number }> {
+  const at = [...Array.from({ length: Math.ceil(steps / 10) }, (_, k) => k * 10), steps];
+  return at.map((updates) => {
+    const correct = Math.round((start + 0.01 * updates) * 128);
+    return { updates, sampler_path: `embedded://dev/${updates}`, n: 128, correct, accuracy: correct / 128 };
+  });
+}

@@ -5,7 +5,7 @@
 //   A: forward_backward on the loop's GRPO Datums (the trainer's loss and logprobs), optim_step at the spec's lr,
 //      forward_backward again: after the step the ratios exp(logp - logp_sampled) are no longer 1, so a trainer
 //      that ignores the sampling logprobs reports a different loss;
-//   B: forward_backward, optim_step at 1e-3 x lr, forward_backward, optim_step at the spec's lr, forward_backward.
+//   B: forward_backward, optim_step at lr 0 (moments and step count advance), forward_backward, optim_step at the spec's lr, forward_backward.
 // The checks, all in float64 from the backend's float32 logprobs:
 //   baseline_*:  the loop (rx's group-mean estimator and Datum builder) against the stock cookbook path
 //                (stock-datum.reference.ts), advantages, Datums, loss and dLoss/dlogprob per action token;
@@ -13,7 +13,7 @@
 //                independent float64 reference (libs/estimators kernel-baseline.reference.ts);
 //   backend_loss: the loss the backend reports for each forward_backward against the importance-sampling loss
 //                recomputed from the logprobs it returned (the spec's loss tolerance);
-//   update_direction: A's step must lower the surrogate as its gradient predicts, and B's step must equal A's.
+//   update_direction: A's step must lower the surrogate as the gradients at its two ends predict, and B's step must equal A's.
 import type { Datum, LoraConfig, PolicyBackend, TrainingClient } from '@rx/backend';
 import { expandFloat32, type GradedBatch, type TrainStep } from '@rx/contracts';
 import { referenceKernelBaseline, type ReferencePoint } from '@rx/estimators';
@@ -217,29 +217,31 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
     ...pathChecks('reference', shaGs1, fixed.gs1, loopGs1, stockGs1, gs1Step, reference.a, trainerLossGs1),
   ];
 
-  // the update: A (one step at lr) and B (a step at 1e-3 x lr, then one at lr) on the loop's GRPO Datums
+  // the update: A (one step at lr) and B (a step at lr 0, then one at lr) on the loop's GRPO Datums
   const surrogate = (lp: number[][]) => referenceIsLoss(loopGrpo.map((d) => d.samplingLogprobs), loopGrpo.map((d) => d.advantages), lp);
   await a.optimStep(adamParamsFor(i.learningRate));
   const a1 = await forwardBackward(a, loopGrpo, 'A: after one optim_step at lr');
   const b = await freshCopy(i);
   const b0 = await forwardBackward(b, loopGrpo, 'B: before');
   await b.optimStep(adamParamsFor(i.learningRate * UPDATE_TOLERANCES.warm_lr_fraction));
-  await forwardBackward(b, loopGrpo, 'B: after an optim_step at 1e-3 x lr');
+  await forwardBackward(b, loopGrpo, 'B: after an optim_step at lr 0');
   await b.optimStep(adamParamsFor(i.learningRate));
   const b2 = await forwardBackward(b, loopGrpo, 'B: after a further optim_step at lr');
   const before = surrogate(a0);
+  const after = surrogate(a1);
   const a0Flat = a0.flat();
   const update = evaluateUpdateDirection({
     lossBefore: before.loss,
-    lossAfter: surrogate(a1).loss,
+    lossAfter: after.loss,
     gradient: before.gradient,
+    gradientAfter: after.gradient,
     logprobChange: a1.flat().map((x, k) => x - a0Flat[k]),
     warmCopyDelta: surrogate(b2).loss - surrogate(b0).loss,
   });
   const updateErrors = checkTolerance([update.delta_loss, update.warm_copy_delta_loss], [update.predicted_delta_loss, update.predicted_delta_loss], { atol: 0, rtol: UPDATE_TOLERANCES.linear_rtol });
   checks.push({
     id: 'update_direction',
-    compared: `surrogate change after one optim_step at lr ${i.learningRate} (fresh copy, and a copy stepped at 1e-3 x lr first) vs the first-order change sum g * dlogprob`,
+    compared: `surrogate change after one optim_step at lr ${i.learningRate} (fresh copy, and a copy stepped at lr 0 first) vs the change the gradients at the step's two ends predict, sum (g + g')/2 * dlogprob`,
     fixed_input_sha256: shaGrpo,
     errors: errorsOf(updateErrors),
     tolerance: { atol: 0, rtol: UPDATE_TOLERANCES.linear_rtol },

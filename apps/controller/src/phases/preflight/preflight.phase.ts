@@ -136,7 +136,7 @@ export async function runPreflight(ctx: PreflightContext, init: SharedInitResult
     update_direction: {
       ...correctness.update,
       ...Object.fromEntries(
-        (['delta_loss', 'predicted_delta_loss', 'warm_copy_delta_loss', 'linear_rel_error', 'warm_copy_rel_error', 'max_abs_logprob_change'] as const).map((k) => [k, finiteOrNull(correctness.update[k])]),
+        (['delta_loss', 'first_order_delta_loss', 'predicted_delta_loss', 'warm_copy_delta_loss', 'linear_rel_error', 'warm_copy_rel_error', 'max_abs_logprob_change'] as const).map((k) => [k, finiteOrNull(correctness.update[k])]),
       ),
       tolerances: { ...UPDATE_TOLERANCES },
     },
@@ -148,7 +148,7 @@ export async function runPreflight(ctx: PreflightContext, init: SharedInitResult
   for (const p of paths) ctx.progress.info(`  fixed input ${p.fixed_input.sha256}; baseline ${p.baseline_revision}; reference ${p.reference_revision}; ${p.precision}`);
   for (const c of correctness.checks) ctx.progress.info(line(c));
   const u = correctness.update;
-  ctx.progress.info(`  update: dL ${u.delta_loss}, predicted ${u.predicted_delta_loss}, warm copy ${u.warm_copy_delta_loss} at lr ${u.learning_rate}`);
+  ctx.progress.info(`  update: dL ${u.delta_loss}, predicted ${u.predicted_delta_loss} (first order ${u.first_order_delta_loss}), warm copy ${u.warm_copy_delta_loss} at lr ${u.learning_rate}`);
   for (const p of probe) ctx.progress.info(`  probe ${p.arm.padEnd(12)} loss ${Number.isFinite(p.loss) ? p.loss.toFixed(5) : p.loss}  ${p.pass ? 'pass' : `FAIL ${p.error}`}`);
   if (!result.pass) throw new RunStopped(`correctness preflight failed (${failed.join(', ')}); evidence in ${ctx.dir.relative(ctx.dir.preflightFile)}: ${failures.slice(0, 3).join(' | ')}`, 'preflight');
   return result;

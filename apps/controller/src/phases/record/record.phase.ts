@@ -4,7 +4,7 @@
 // phase, the feasibility projection against the spec's budget, and the verdict with its reasoning.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { budget, correctnessPreflight, type ExperimentSpec } from '@rx/spec';
+import { budget, correctnessPreflight, type ExperimentSpec, type SpecRevision } from '@rx/spec';
 import { REPO_ROOT } from '../../infra/repo-root';
 import { sha256Hex, sha256Json } from '../../run/canonical-json';
 import type { RunDir } from '../../run/run-dir';
@@ -31,6 +31,8 @@ export interface RunRecord {
   recorded_at: string;
   verdict: Verdict;
   spec: RunManifest['spec'] & { override: RunManifest['override']; file: string };
+  /** the spec's recorded revision of a published spec (what changed, from what, why, evidence), null when none */
+  revision: SpecRevision | null;
   backend: RunManifest['backend'];
   services: RunManifest['services'];
   effective_config: unknown;
@@ -136,6 +138,7 @@ export function buildRecord(i: RecordInput): RunRecord {
     recorded_at: new Date().toISOString(),
     verdict,
     spec: { ...i.manifest.spec, override: i.manifest.override, file: dir.relative(dir.specFile) },
+    revision: i.spec.revision ?? null,
     backend: i.manifest.backend,
     services: i.manifest.services,
     effective_config: dir.readJsonIfExists(dir.effectiveConfigFile),
