@@ -2,7 +2,7 @@
 // make a spec runnable: one kernel arm and one group-mean arm, batch arithmetic, gates that agree with the arms.
 import { GATE_METRIC_NAMES, SET_VALUED_GATE_METRICS } from '@rx/gates';
 import { z } from 'zod';
-import { specRevisionSchema, valueAtSpecPath } from './spec-revision.schema';
+import { specRevisionSchema, locateSpecPath } from './spec-revision.schema';
 
 export const ADVANTAGE_KINDS = ['group_mean', 'kernel_cross_prompt_baseline'] as const;
 export type AdvantageKind = (typeof ADVANTAGE_KINDS)[number];
@@ -291,9 +291,12 @@ function crossFieldRules(spec: Spec, ctx: z.RefinementCtx): void {
   }
 
   // a revision says what the spec now holds: each change's `to` is the value at its path
+  // (a field the revision names but the spec lacks is reported where it is missing)
   spec.revision?.changes.forEach((c, i) => {
-    const actual = valueAtSpecPath(spec, c.path);
-    if (actual !== c.to) issue(['revision', 'changes', i, 'to'], `${JSON.stringify(c.to)} is not what the spec has at ${c.path} (${actual === undefined ? 'nothing' : JSON.stringify(actual)})`);
+    const found = locateSpecPath(spec, c.path);
+    if (found.missing === 'key') issue(found.at, `missing: revision.changes[${i}] sets ${c.path} to ${JSON.stringify(c.to)}`);
+    else if (found.missing === 'element') issue(['revision', 'changes', i, 'path'], `${c.path} names nothing in the spec (no element of ${found.at.join('.') || 'the spec'} by that name)`);
+    else if (found.value !== c.to) issue(['revision', 'changes', i, 'to'], `${JSON.stringify(c.to)} is not what the spec has at ${c.path} (${JSON.stringify(found.value)})`);
   });
 
   // restoration preflight: known arms, the same optimizer settings as the arms

@@ -51,16 +51,32 @@ export type SpecChange = z.infer<typeof specChangeSchema>;
 
 const ELEMENT_KEYS = ['name', 'metric', 'id'] as const;
 
+/**
+ * Where a revision path leads: the value, and the JSON path walked (array elements named by `name`, `metric` or
+ * `id` become their index). When it names nothing, `missing` says why: a `key` absent from an object (`at` then
+ * ends at that key, the place the spec lacks it), or no array `element` of that name (`at` ends at the array).
+ */
+export function locateSpecPath(spec: unknown, dotted: string): { value: unknown; at: Array<string | number>; missing?: 'key' | 'element' } {
+  let value: unknown = spec;
+  const at: Array<string | number> = [];
+  for (const part of dotted.split('.')) {
+    if (Array.isArray(value)) {
+      const index = /^\d+$/.test(part) ? Number(part) : value.findIndex((e) => typeof e === 'object' && e !== null && ELEMENT_KEYS.some((k) => (e as Record<string, unknown>)[k] === part));
+      if (index < 0 || index >= value.length) return { value: undefined, at, missing: 'element' };
+      at.push(index);
+      value = value[index];
+    } else if (typeof value === 'object' && value !== null) {
+      at.push(part);
+      if (!Object.prototype.hasOwnProperty.call(value, part)) return { value: undefined, at, missing: 'key' };
+      value = (value as Record<string, unknown>)[part];
+    } else return { value: undefined, at, missing: 'key' };
+  }
+  return { value, at };
+}
+
 /** the value at a revision path, or undefined when the path names nothing */
 export function valueAtSpecPath(spec: unknown, dotted: string): unknown {
-  let at: unknown = spec;
-  for (const part of dotted.split('.')) {
-    if (Array.isArray(at) && /^\d+$/.test(part)) at = at[Number(part)];
-    else if (Array.isArray(at)) at = at.find((e) => typeof e === 'object' && e !== null && ELEMENT_KEYS.some((k) => (e as Record<string, unknown>)[k] === part));
-    else if (typeof at === 'object' && at !== null) at = (at as Record<string, unknown>)[part];
-    else return undefined;
-  }
-  return at;
+  return locateSpecPath(spec, dotted).value;
 }
 
 /** one line: revision N of X (date): path from -> to, ...; evidence file (sha256 prefix) */

@@ -60,7 +60,8 @@ describe('a spec revision block', () => {
   it.each<[string, (s: Json) => void, string]>([
     ['a change the spec does not hold', (s) => (s.arms[1].lr = 1e-3), 'arms[1].lr: 0.001 differs from optimizer.lr 0.003'],
     ['a `to` that is not the value at its path', (s) => (s.revision.changes[3].to = 32), 'revision.changes[3].to: 32 is not what the spec has at feasibility.effective_config.max_tokens (24)'],
-    ['a path that names nothing', (s) => (s.revision.changes[1].path = 'arms.grpo.lr'), 'revision.changes[1].to: 0.003 is not what the spec has at arms.grpo.lr (nothing)'],
+    ['a path naming an element there is not', (s) => (s.revision.changes[1].path = 'arms.grpo.lr'), 'revision.changes[1].path: arms.grpo.lr names nothing in the spec (no element of arms by that name)'],
+    ['a changed field the spec lacks, reported where it is missing', (s) => (s.revision.changes[1].path = 'optimizer.learning_rate'), 'optimizer.learning_rate: missing: revision.changes[1] sets optimizer.learning_rate to 0.003'],
     ['a change from a value to itself', (s) => (s.revision.changes[0].from = 3e-3), 'revision.changes[0].to: from and to are the same: not a change'],
     ['no changes', (s) => (s.revision.changes = []), 'revision.changes: must list at least one change'],
     ['a path listed twice', (s) => s.revision.changes.push({ path: 'optimizer.lr', from: 2e-3, to: 3e-3 }), 'revision.changes[4].path: optimizer.lr is listed twice (also changes[0])'],
