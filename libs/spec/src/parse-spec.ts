@@ -49,7 +49,6 @@ export function formatJsonPath(path: ReadonlyArray<string | number>): string {
 
 /** Control characters (line breaks, NUL, ESC…) from the spec's own strings are escaped, so each error stays one line. */
 function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
