@@ -114,15 +114,16 @@ export const samplerConcurrencyBenchmark: Benchmark = {
     const notes: string[] = [];
     if (headline > 1.2) {
       notes.push(
-        `- Against one sample call the 64-rollout batch misses 1.2 by ${fmt(headline - 1.2)}. The batch is already one call per prompt (one ` +
-          '`asample` with `prompt_logprobs: true` gives the completions and phi together) and opens no sampling session (each asample names ' +
-          'its weights by `model_path`), so its floor is one call: 2 latencies (`asample`, then the `retrieve_future` long-poll). ' +
-          `The rest is CPU: over the extra ${fmt((head.seconds - oneRequest) * 1000)} ms the ${head.calls} calls (${2 * head.calls} HTTP requests) used ` +
-          `${fmt(head.serverCpu * 1000)} ms of CPU in the policy server and ${fmt(head.clientCpu * 1000)} ms in the client ` +
-          `(${fmt((100 * (head.serverCpu + head.clientCpu)) / Math.max(1e-9, head.seconds - oneRequest), 2)} % of it: the two processes share 2 cores, so the ` +
-          'requests wait for a core rather than for the latency). What would close it: less CPU per request (the 0.25 protobuf wire instead of ' +
-          'JSON for the sample results), or a backend ' +
-          'whose latency is spent on other machines (Tinker), where the same code is within 1.2x when CPU per request is small next to the latency.',
+        `- Against one sample call the 64-rollout batch misses 1.2 by ${fmt(headline - 1.2)}; against a 1-rollout batch through the same code it is ` +
+          `${fmt(vsBatch)}x. The batch is one call per prompt (one \`asample\` with \`prompt_logprobs: true\` gives the completions and phi ` +
+          'together), but on the 0.25 wire a sampler first opens a sampling session for its weights (`create_sampling_session`, once per ' +
+          'sampler path, as the SDK does), so the floor of any batch is 3 latencies (session, `asample`, the `retrieve_future` long-poll) ' +
+          `against the 2 of one sample call: the 1-rollout batch took ${fmt(oneRollout * 1000)} ms. The rest is CPU: over the ` +
+          `${fmt((head.seconds - oneRollout) * 1000)} ms above the 1-rollout batch the ${head.calls} calls (${2 * head.calls} HTTP requests) used ` +
+          `${fmt(head.serverCpu * 1000)} ms of CPU in the policy server and ${fmt(head.clientCpu * 1000)} ms in the client, on 2 shared cores, so ` +
+          'the requests wait for a core rather than for the latency. Protobuf sample results did not lower that CPU (JSON, 2026-12-02: 150 / ' +
+          '163 ms; where the CPU goes per request is not profiled here). What would close it: a backend whose ' +
+          'latency is spent on other machines (Tinker), where CPU per request is small next to the latency.',
       );
     }
     const atDefault = batches[1];
