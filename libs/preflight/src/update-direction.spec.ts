@@ -20,7 +20,7 @@ describe('evaluateUpdateDirection', () => {
     expect([r.pass, r.failures]).toEqual([true, []]);
   });
 
-  it('passes a step of 0.65 nat per token (the embedded lr), which the first-order sum alone misses by more than 10 %', () => {
+  it('passes a step of 0.65 nat per token, which the first-order sum alone misses by more than 10 %', () => {
     const r = evaluateUpdateDirection(inputs(step(0.65)));
     expect(Math.abs(r.delta_loss - r.first_order_delta_loss) / Math.abs(r.first_order_delta_loss)).toBeGreaterThan(UPDATE_TOLERANCES.linear_rtol);
     expect(r.linear_rel_error).toBeLessThan(0.05);
