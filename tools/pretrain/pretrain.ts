@@ -7,11 +7,13 @@
 // `so 14.` otherwise. The cookbook reward credits only boxed answers, so greedy decoding of the base model
 // misses the format on terse questions while sampling still boxes some of them: RL has a behaviour to learn
 // (as early RL on GSM8K largely teaches the answer format), and the reward level depends on the prompt.
-// Writes models/char-lm (float32 weights + config + this run's record) and reports greedy test accuracy.
+// Writes models/char-lm (float32 weights + config + this run's record) and reports greedy test accuracy, and greedy
+// accuracy on the dev split (the last DEV_SPLIT_SIZE items of the controller's seed-0 train order, where settings are
+// chosen). `--withoutDev 1` leaves the dev items out of the corpus: a base checkpoint scored on items it never saw.
 //
-//   node -r ./tools/register.js tools/pretrain/pretrain.ts [--steps 2000] [--batch 16] [--lr 3e-3] [--seed 0] [--boxed 0.9] [--boxedTerse 0.3] [--out models/char-lm] [--eval 1319]
+//   node -r ./tools/register.js tools/pretrain/pretrain.ts [--steps 2000] [--batch 16] [--lr 3e-3] [--seed 0] [--boxed 0.9] [--boxedTerse 0.3] [--out models/char-lm] [--eval 1319] [--withoutDev 0]
 import { CHAR_EOS, charCompletionText, charPrompt, encodeChars, type Datum } from '@rx/backend';
-import { arithDataset, type Problem } from '@rx/datasets';
+import { arithDataset, DEV_SPLIT_SIZE, devSplit, type Problem } from '@rx/datasets';
 import {
   CHAR_LM_CONFIG,
   adamwStep,
@@ -48,10 +50,12 @@ interface Options {
   clip: number;
   boxed: number;
   boxedTerse: number;
+  /** 1: pretrain without the dev split's items */
+  withoutDev: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { steps: 2000, batch: 16, lr: 3e-3, seed: 0, out: 'models/char-lm', eval: 1319, evalEvery: 0, warmup: 30, clip: 1, boxed: 0.9, boxedTerse: 0.3 };
+  const o: Options = { steps: 2000, batch: 16, lr: 3e-3, seed: 0, out: 'models/char-lm', eval: 1319, evalEvery: 0, warmup: 30, clip: 1, boxed: 0.9, boxedTerse: 0.3, withoutDev: 0 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '') as keyof Options;
     const value = argv[i + 1];
@@ -116,7 +120,11 @@ async function evaluate(params: ParamSet, problems: Problem[]) {
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   await ensureTfWasm();
-  const train = arithDataset({ split: 'train', seed: DATASET_SEED });
+  const trainAll = arithDataset({ split: 'train', seed: DATASET_SEED });
+  // the controller's dev split: the tail of the seed-0 shuffle of the same train split (TRAIN_SHUFFLE_SEED 0)
+  const dev = devSplit(trainAll, 0, DEV_SPLIT_SIZE, 0);
+  const devQuestions = new Set(dev.map((p) => p.question));
+  const train = o.withoutDev === 1 ? trainAll.filter((p) => !devQuestions.has(p.question)) : trainAll;
   const test = arithDataset({ split: 'test', seed: DATASET_SEED }).slice(0, o.eval);
   const styleRng = new Prng(o.seed, 2_000_003);
   const boxed = train.map((p) => styleRng.uniform() < (isTerse(p) ? o.boxedTerse : o.boxed));
@@ -165,6 +173,8 @@ async function main(): Promise<void> {
   const trainSeconds = (Date.now() - t0) / 1000;
   const e = await evaluate(params, test);
   console.log(`final (${test.length} test): greedy accuracy ${e.greedyAccuracy.toFixed(4)}, T=1 accuracy ${e.sampledAccuracy.toFixed(4)}, T=1 mean reward ${e.sampledReward.toFixed(4)}; train ${trainSeconds.toFixed(0)}s`);
+  const d = await evaluate(params, dev);
+  console.log(`final (${dev.length} dev, ${o.withoutDev === 1 ? 'left out of' : 'inside'} the corpus): greedy accuracy ${d.greedyAccuracy.toFixed(4)}, T=1 mean reward ${d.sampledReward.toFixed(4)}`);
   const out = path.resolve(o.out);
   const sha = writeBaseCheckpoint(out, CHAR_LM_CONFIG, params, {
     script: 'tools/pretrain/pretrain.ts',
@@ -176,6 +186,9 @@ async function main(): Promise<void> {
     greedyAccuracy: e.greedyAccuracy,
     sampledAccuracy: e.sampledAccuracy,
     sampledMeanReward: e.sampledReward,
+    devItems: dev.length,
+    devInCorpus: o.withoutDev !== 1,
+    devGreedyAccuracy: d.greedyAccuracy,
   });
   console.log(`wrote ${out} (sha256 ${sha})`);
 }
