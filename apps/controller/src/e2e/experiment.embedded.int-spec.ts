@@ -4,7 +4,7 @@
 // pilot and the gates are as the spec says. Every file of the run directory is checked against the others, and
 // every service's /metrics, scraped over HTTP while the run goes on, against the run's record.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
@@ -16,6 +16,8 @@ import type { PilotResult } from '../phases/pilot.phase';
 import { checkCompletedRun, jsonLines } from './run-directory.check';
 
 jest.setTimeout(300_000);
+/** the run's own deadline, under jest's: a run that hangs is stopped and reported with where it was */
+const RUN_DEADLINE_MS = 270_000;
 
 const CHECKPOINT = path.join(REPO_ROOT, 'models', 'char-lm');
 const haveModel = existsSync(CHECKPOINT);
@@ -47,6 +49,12 @@ async function runWhileScraping(args: string[], out: string): Promise<{ status: 
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let done = false;
   void exited.then(() => (done = true));
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGINT'); // rx run stops its services on SIGINT; SIGKILL if it does not within 10 s
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  }, RUN_DEADLINE_MS);
   const scrapes: Scrapes = { last: {}, count: 0 };
   const endpointsFile = path.join(out, 'logs', 'endpoints.json');
   while (!done) {
@@ -73,7 +81,19 @@ async function runWhileScraping(args: string[], out: string): Promise<{ status: 
       }),
     );
   }
-  return { status: await exited, output, scrapes };
+  const status = await exited;
+  clearTimeout(deadline);
+  if (timedOut) throw new Error(`rx run did not end within ${RUN_DEADLINE_MS / 1000} s; its output:\n${output.slice(-4000)}\n${logTails(path.join(out, 'logs'))}`);
+  return { status, output, scrapes };
+}
+
+/** the last lines of each log file of the run (what each service was doing) */
+function logTails(dir: string): string {
+  if (!existsSync(dir)) return `(no ${dir})`;
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .map((f) => `--- ${f}\n${readFileSync(path.join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
+    .join('\n');
 }
 
 function samples(families: Map<string, ParsedFamily>, name: string): Array<{ labels: Record<string, string>; value: number }> {
