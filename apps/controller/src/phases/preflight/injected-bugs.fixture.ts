@@ -42,9 +42,10 @@ function trainerWithLoss(dataDir: string, loss: PositionLoss): EmbeddedBackend {
   return new MutantBackend({ dataDir });
 }
 
-function optimizerSteppingTwice(inner: EmbeddedBackend): PolicyBackend {
+/** `inner` with every optim_step applied twice; closing it closes `inner` too, unless `closesInner` is false (a shared backend) */
+export function optimizerSteppingTwice(inner: PolicyBackend, opts: { closesInner: boolean } = { closesInner: true }): PolicyBackend {
   return {
-    kind: 'embedded',
+    kind: inner.kind,
     async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
       const c = await inner.createLoraTrainingClient(config);
       return {
@@ -61,7 +62,7 @@ function optimizerSteppingTwice(inner: EmbeddedBackend): PolicyBackend {
     },
     createSamplingClient: (p) => inner.createSamplingClient(p),
     ping: () => inner.ping(),
-    close: () => inner.close(),
+    close: async () => (opts.closesInner ? inner.close() : undefined),
   };
 }
 

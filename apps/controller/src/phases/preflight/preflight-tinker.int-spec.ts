@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { rendererFor, TinkerBackend, type LoraConfig, type PolicyBackend, type TrainingClient } from '@rx/backend';
+import { rendererFor, TinkerBackend, type PolicyBackend } from '@rx/backend';
 import { loadSpecText } from '@rx/spec';
 import { RunStopped } from '../../experiment/experiment-context';
 import { loadExperimentData, type ExperimentData } from '../../experiment/experiment-data';
@@ -15,6 +15,7 @@ import type { ProgressReporter } from '../../progress/progress.reporter';
 import { RunDir } from '../../run/run-dir';
 import { runSharedInit, type SharedInitResult } from '../shared-init.phase';
 import type { FixedBatches } from './fixed-batch';
+import { optimizerSteppingTwice } from './injected-bugs.fixture';
 import { RX_LOOP } from './loop-under-test';
 import { fixedBatchesOf, runPreflight, type PreflightContext } from './preflight.phase';
 
@@ -68,26 +69,7 @@ describe('the correctness preflight over the Tinker client against the policy se
   });
 
   it('fails update_direction when the client applies every optim_step twice', async () => {
-    const twice: PolicyBackend = {
-      kind: 'tinker',
-      async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
-        const c = await tinker.createLoraTrainingClient(config);
-        return {
-          modelId: c.modelId,
-          forwardBackward: (d, l) => c.forwardBackward(d, l),
-          optimStep: async (p) => {
-            await c.optimStep(p);
-            return c.optimStep(p);
-          },
-          saveWeightsForSampler: (n) => c.saveWeightsForSampler(n),
-          saveState: (n) => c.saveState(n),
-          loadState: (p) => c.loadState(p),
-        };
-      },
-      createSamplingClient: (p) => tinker.createSamplingClient(p),
-      ping: () => tinker.ping(),
-      close: async () => undefined,
-    };
+    const twice = optimizerSteppingTwice(tinker, { closesInner: false });
     const ctx = await context(twice, 'twice');
     await expect(runPreflight(ctx, init, RX_LOOP, fixed)).rejects.toThrow(RunStopped);
     const kept = JSON.parse(readFileSync(ctx.dir.preflightFile, 'utf8')) as { failed_checks: string[] };
