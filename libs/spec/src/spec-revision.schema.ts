@@ -74,11 +74,6 @@ export function locateSpecPath(spec: unknown, dotted: string): { value: unknown;
   return { value, at };
 }
 
-/** the value at a revision path, or undefined when the path names nothing */
-export function valueAtSpecPath(spec: unknown, dotted: string): unknown {
-  return locateSpecPath(spec, dotted).value;
-}
-
 /** one line: revision N of X (date): path from -> to, ...; evidence file (sha256 prefix) */
 export function describeRevision(r: SpecRevision): string {
   const changes = r.changes.map((c) => `${c.path} ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`).join(', ');

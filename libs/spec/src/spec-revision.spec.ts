@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadSpecText, parseSpec } from './parse-spec';
-import { describeRevision, valueAtSpecPath } from './spec-revision.schema';
+import { describeRevision, locateSpecPath } from './spec-revision.schema';
 
 const root = resolve(__dirname, '..', '..', '..');
 // loose on purpose: the tests edit raw JSON, deep
@@ -49,12 +49,12 @@ describe('a spec revision block', () => {
     );
   });
 
-  it('finds array elements by name on a path', () => {
-    expect(valueAtSpecPath(revised(), 'arms.kern1.lr')).toBe(3e-3);
-    expect(valueAtSpecPath(revised(), 'arms.nope.lr')).toBeUndefined();
-    expect(valueAtSpecPath(revised(), 'arms.0.name')).toBe('gm4');
-    expect(valueAtSpecPath(revised(), 'arms.2.name')).toBeUndefined();
-    expect(valueAtSpecPath(revised(), 'optimizer.lr.x')).toBeUndefined();
+  it('finds array elements by name on a path (and nothing where the path names nothing)', () => {
+    expect(locateSpecPath(revised(), 'arms.kern1.lr').value).toBe(3e-3);
+    expect(locateSpecPath(revised(), 'arms.nope.lr').value).toBeUndefined();
+    expect(locateSpecPath(revised(), 'arms.0.name').value).toBe('gm4');
+    expect(locateSpecPath(revised(), 'arms.2.name').value).toBeUndefined();
+    expect(locateSpecPath(revised(), 'optimizer.lr.x').value).toBeUndefined();
   });
 
   it.each<[string, (s: Json) => void, string]>([
