@@ -1,7 +1,8 @@
 // Scores a policy on arith problems with the cookbook reward: greedy exact-match accuracy (the eval's bit) and
 // mean training reward of temperature-1 samples. Works with any batch sampler (raw weights or a sampling client).
 import { CHAR_EOS, charPrompt, decodeChars, type SampledSequence, type SampleParams } from '@rx/backend';
-import type { Problem } from '@rx/datasets';
+import { arithDataset, DEV_SPLIT_SIZE, devSplit, type Problem } from '@rx/datasets';
+import { CHAR_LM_CONFIG, disposeTensors, sampleBatch, toTensors, type ParamSet } from '@rx/embedded-model';
 import { gradeCompletion } from '@rx/grading';
 
 export type BatchSampler = (prompts: number[][], params: SampleParams) => Promise<SampledSequence[]> | SampledSequence[];
@@ -39,4 +40,21 @@ export async function scoreArith(sample: BatchSampler, problems: readonly Proble
   });
   const n = problems.length;
   return { n, accuracy: correct.filter(Boolean).length / n, meanReward: reward / n, formatOk: formatOk / n, correct };
+}
+
+/** The controller's arith dev split: the tail of the seed-0 shuffle of the seed-0 train split (TRAIN_SHUFFLE_SEED 0). */
+export function arithDevProblems(): Problem[] {
+  return devSplit(arithDataset({ split: 'train', seed: 0 }), 0, DEV_SPLIT_SIZE, 0);
+}
+
+/** A base model's weights scored as pretraining reports them: greedy accuracy and format, temperature-1 accuracy and reward. */
+export async function scoreBaseParams(params: ParamSet, problems: Problem[]) {
+  const w = { cfg: CHAR_LM_CONFIG, base: toTensors(params), loraScale: 0, trainBase: true };
+  try {
+    const greedy = await scoreArith((p, sp) => sampleBatch(w, p, sp), problems, { temperature: 0 });
+    const sampled = await scoreArith((p, sp) => sampleBatch(w, p, sp), problems, { temperature: 1, seed: 1 });
+    return { greedyAccuracy: greedy.accuracy, greedyFormatOk: greedy.formatOk, sampledReward: sampled.meanReward, sampledAccuracy: sampled.accuracy };
+  } finally {
+    disposeTensors(w.base);
+  }
 }

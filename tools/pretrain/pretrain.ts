@@ -13,7 +13,7 @@
 //
 //   node -r ./tools/register.js tools/pretrain/pretrain.ts [--steps 2000] [--batch 16] [--lr 3e-3] [--seed 0] [--boxed 0.9] [--boxedTerse 0.3] [--out models/char-lm] [--eval 1319] [--withoutDev 0]
 import { CHAR_EOS, charCompletionText, charPrompt, encodeChars, type Datum } from '@rx/backend';
-import { arithDataset, DEV_SPLIT_SIZE, devSplit, type Problem } from '@rx/datasets';
+import { arithDataset, type Problem } from '@rx/datasets';
 import {
   CHAR_LM_CONFIG,
   adamwStep,
@@ -25,7 +25,6 @@ import {
   padDatums,
   paramCount,
   Prng,
-  sampleBatch,
   toTensors,
   writeBaseCheckpoint,
   zerosLike,
@@ -33,7 +32,7 @@ import {
   type ParamSet,
 } from '@rx/embedded-model';
 import * as path from 'node:path';
-import { scoreArith } from './arith-eval';
+import { arithDevProblems, scoreBaseParams } from './arith-eval';
 
 const PROMPT_WEIGHT = 0.1;
 const DATASET_SEED = 0;
@@ -106,23 +105,11 @@ function weightsOf(params: ParamSet): ModelWeights {
   return { cfg: CHAR_LM_CONFIG, base: toTensors(params), loraScale: 0, trainBase: true };
 }
 
-async function evaluate(params: ParamSet, problems: Problem[]) {
-  const w = weightsOf(params);
-  try {
-    const greedy = await scoreArith((p, sp) => sampleBatch(w, p, sp), problems, { temperature: 0 });
-    const sampled = await scoreArith((p, sp) => sampleBatch(w, p, sp), problems, { temperature: 1, seed: 1 });
-    return { greedyAccuracy: greedy.accuracy, sampledReward: sampled.meanReward, sampledAccuracy: sampled.accuracy };
-  } finally {
-    disposeTensors(w.base);
-  }
-}
-
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   await ensureTfWasm();
   const trainAll = arithDataset({ split: 'train', seed: DATASET_SEED });
-  // the controller's dev split: the tail of the seed-0 shuffle of the same train split (TRAIN_SHUFFLE_SEED 0)
-  const dev = devSplit(trainAll, 0, DEV_SPLIT_SIZE, 0);
+  const dev = arithDevProblems();
   const devQuestions = new Set(dev.map((p) => p.question));
   const train = o.withoutDev === 1 ? trainAll.filter((p) => !devQuestions.has(p.question)) : trainAll;
   const test = arithDataset({ split: 'test', seed: DATASET_SEED }).slice(0, o.eval);
@@ -166,14 +153,14 @@ async function main(): Promise<void> {
       lossSum = 0;
     }
     if (o.evalEvery > 0 && (step + 1) % o.evalEvery === 0 && step + 1 < o.steps) {
-      const e = await evaluate(params, test.slice(0, 256));
+      const e = await scoreBaseParams(params, test.slice(0, 256));
       console.log(`  eval@${step + 1} (256 test): greedy ${e.greedyAccuracy.toFixed(3)} sampled reward ${e.sampledReward.toFixed(3)}`);
     }
   }
   const trainSeconds = (Date.now() - t0) / 1000;
-  const e = await evaluate(params, test);
+  const e = await scoreBaseParams(params, test);
   console.log(`final (${test.length} test): greedy accuracy ${e.greedyAccuracy.toFixed(4)}, T=1 accuracy ${e.sampledAccuracy.toFixed(4)}, T=1 mean reward ${e.sampledReward.toFixed(4)}; train ${trainSeconds.toFixed(0)}s`);
-  const d = await evaluate(params, dev);
+  const d = await scoreBaseParams(params, dev);
   console.log(`final (${dev.length} dev, ${o.withoutDev === 1 ? 'left out of' : 'inside'} the corpus): greedy accuracy ${d.greedyAccuracy.toFixed(4)}, T=1 mean reward ${d.sampledReward.toFixed(4)}`);
   const out = path.resolve(o.out);
   const sha = writeBaseCheckpoint(out, CHAR_LM_CONFIG, params, {

@@ -2,19 +2,13 @@
 // mean reward (cookbook grader) on the arith test items and on the controller's dev split.
 //
 //   node -r ./tools/register.js tools/pretrain/score-checkpoint.ts [models/char-lm] [--eval 1319]
-import { arithDataset, DEV_SPLIT_SIZE, devSplit, type Problem } from '@rx/datasets';
-import { CHAR_LM_CONFIG, disposeTensors, ensureTfWasm, readBaseCheckpoint, sampleBatch, toTensors, type ModelWeights, type ParamSet } from '@rx/embedded-model';
-import { scoreArith } from './arith-eval';
+import { arithDataset, type Problem } from '@rx/datasets';
+import { ensureTfWasm, readBaseCheckpoint, type ParamSet } from '@rx/embedded-model';
+import { arithDevProblems, scoreBaseParams } from './arith-eval';
 
 async function score(params: ParamSet, problems: Problem[]): Promise<string> {
-  const w: ModelWeights = { cfg: CHAR_LM_CONFIG, base: toTensors(params), loraScale: 0, trainBase: true };
-  try {
-    const greedy = await scoreArith((p, sp) => sampleBatch(w, p, sp), problems, { temperature: 0 });
-    const sampled = await scoreArith((p, sp) => sampleBatch(w, p, sp), problems, { temperature: 1, seed: 1 });
-    return `greedy accuracy ${greedy.accuracy.toFixed(4)} (format ${greedy.formatOk.toFixed(2)}), T=1 mean reward ${sampled.meanReward.toFixed(4)}`;
-  } finally {
-    disposeTensors(w.base);
-  }
+  const e = await scoreBaseParams(params, problems);
+  return `greedy accuracy ${e.greedyAccuracy.toFixed(4)} (format ${e.greedyFormatOk.toFixed(2)}), T=1 mean reward ${e.sampledReward.toFixed(4)}`;
 }
 
 async function main(): Promise<void> {
@@ -25,9 +19,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(nTest) || nTest <= 0) throw new Error(`--eval needs a positive item count, got ${args[evalAt + 1]}`);
   await ensureTfWasm();
   const checkpoint = readBaseCheckpoint(dir);
-  const train = arithDataset({ split: 'train', seed: 0 });
   const test = arithDataset({ split: 'test', seed: 0 }).slice(0, nTest);
-  const dev = devSplit(train, 0, DEV_SPLIT_SIZE, 0);
+  const dev = arithDevProblems();
   console.log(`${dir} (sha256 ${checkpoint.sha256.slice(0, 12)})`);
   console.log(`  ${test.length} test: ${await score(checkpoint.params, test)}`);
   console.log(`  ${dev.length} dev: ${await score(checkpoint.params, dev)}`);
