@@ -26,7 +26,11 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/(bull(mq|-shared)|terminus)/)'],
-  moduleNameMapper: { '^@rx/([a-z-]+)$': path.join(root, 'libs/$1/src/index.ts') },
+  moduleNameMapper: {
+    // a lib's test doubles: their own project (type:testing) beside the lib, imported only by tests and tools
+    '^@rx/([a-z-]+)/testing$': path.join(root, 'libs/$1/testing/index.ts'),
+    '^@rx/([a-z-]+)$': path.join(root, 'libs/$1/src/index.ts'),
+  },
   modulePathIgnorePatterns: ['<rootDir>/runs/', '<rootDir>/dist/', '<rootDir>/tmp/'],
   testPathIgnorePatterns: ['/node_modules/', '/runs/', '/dist/'],
 };
