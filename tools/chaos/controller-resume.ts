@@ -12,7 +12,7 @@ import { TinkerBackend, rendererFor } from '@rx/backend';
 import type { StepRecord } from '@rx/contracts';
 import { arithDataset } from '@rx/datasets';
 import { loadSpecText, type ExperimentSpec } from '@rx/spec';
-import { PHASES } from '../../apps/controller/src/run/run-state';
+import { PHASES } from '@rx/run-dir';
 import { backendOptimizerSteps } from './backend-steps';
 import { weightsFingerprint } from './chaos-controller';
 import { ChaosStack } from './chaos-stack';

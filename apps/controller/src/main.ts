@@ -20,7 +20,7 @@ import { controllerHttpHost, startControllerHttp } from './http/controller-http'
 import { pingRedis } from './infra/redis-locator';
 import { killAllChildren } from './infra/service-supervisor';
 import { progressFor } from './progress/progress.reporter';
-import { RunStateError } from './run/run-state';
+import { RunStateError } from '@rx/run-dir';
 
 const EXIT = { complete: 0, stopped: 3, failed: 1, interrupted: 130, running: 1 } as const;
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { evaluateGates, formatGateReport } from '@rx/gates';
+import { writeRunFile } from '@rx/run-dir';
 import { parseControllerConfig } from '../config';
 import { openRun } from '../experiment/run-experiment';
 import { REPO_ROOT } from '../infra/repo-root';
@@ -46,7 +47,7 @@ describe('rx status', () => {
 
   it('gives the gates as data in --json (metric, exact value, bound, pass) and as short lines in text', () => {
     const run = open();
-    const report = evaluateGates(run.spec, {
+    const metrics = {
       executed_group_size_treatment: [1],
       executed_group_size_baseline: [8],
       pilot_mean_reward: 0.25547,
@@ -55,8 +56,10 @@ describe('rx status', () => {
       baseline_reward_corr: 0.41490000000000003,
       missing: {},
       counts: { treatmentRollouts: 128, baselineRollouts: 128, pilotSteps: [0, 1], corrPairs: 64, heldoutPrompts: 64, heldoutUnmatched: 0, heldoutSamplesPerPrompt: [8] },
-    });
-    run.dir.writeJson(run.dir.pilotFile, { pilots: [{ bandwidth: 0.5, report, lines: formatGateReport(report) }], chosen_bandwidth: null });
+    };
+    const report = evaluateGates(run.spec, metrics);
+    const pilot = { bandwidth: 0.5, run_id: 'r.p1', dir: 'pilot_bw0.5', treatment_steps: 2, baseline_steps: 1, baseline_from: 'pilot_bw0.5', heldout_from: 'pilot_bw0.5', metrics, report, lines: formatGateReport(report), wall_seconds: 1 };
+    writeRunFile(run.dir, 'pilot.json', { pre_registered_bandwidth: 0.5, chosen_bandwidth: null, pass: false, pilots: [pilot], calibration: null, failed_logs: [], stop_reason: 'gates failed' });
     const s = runStatus(run.dir.root);
     const ess = s.gates[0].checks.find((c) => c.metric === 'kernel_effective_neighbors_p10');
     expect(ess).toEqual({ metric: 'kernel_effective_neighbors_p10', value: 7.639411227, bound: { min: 8 }, boundText: '>= 8', pass: false });

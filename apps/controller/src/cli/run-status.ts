@@ -1,15 +1,21 @@
 // rx status <dir>: what a run directory says about its run, from its files alone (it reads, never writes):
 // the phases done and their wall times, each arm's steps, the gate table, the evaluation and the decision.
-import type { StepRecord } from '@rx/contracts';
-import type { DecisionSummary } from '../phases/decision.phase';
-import type { RunRecord } from '../phases/record/record.phase';
-import { formatDuration } from '../progress/progress.reporter';
-import type { SeenDeadLetter } from '../infra/step-bus';
-import { exchangeCheckLines } from '../exchange/exchange-lines';
-import { RunDir } from '../run/run-dir';
-import { checkRunFilesAgainstState, loadRunState, readManifest, readRunFile, readRunFileIfExists } from '../run/run-files';
-import { PHASES } from '../run/run-state';
 import { formatGateNumber, type GateResult } from '@rx/gates';
+import {
+  checkRunFilesAgainstState,
+  loadRunState,
+  PHASES,
+  readManifest,
+  readRunFile,
+  readRunFileIfExists,
+  readRunLines,
+  RunDir,
+  type DecisionSummary,
+  type RunRecord,
+  type SeenDeadLetterLine,
+} from '@rx/run-dir';
+import { exchangeCheckLines } from '../exchange/exchange-lines';
+import { formatDuration } from '../progress/progress.reporter';
 
 export interface RunStatus {
   dir: string;
@@ -27,7 +33,7 @@ export interface RunStatus {
   decision: Pick<DecisionSummary, 'n' | 'effect' | 'lower' | 'upper' | 'outcome'> | null;
   verdict: RunRecord['verdict'] | null;
   /** jobs of this run the pipeline gave up on (dead-letters.jsonl): how many, and the latest few */
-  dead_letters: { count: number; latest: Array<Pick<SeenDeadLetter, 'sourceQueue' | 'sourceJobId' | 'reason' | 'error'>> };
+  dead_letters: { count: number; latest: Array<Pick<SeenDeadLetterLine, 'sourceQueue' | 'sourceJobId' | 'reason' | 'error'>> };
   /** the exchange's validators on exchange/record.json, one line each (null: not exported) */
   exchange_record: string[] | null;
 }
@@ -54,7 +60,7 @@ export function runStatus(root: string): RunStatus {
     phases: PHASES.map((p) => ({ phase: p, done: state.completed.includes(p), wall_seconds: state.wallSeconds[p] ?? 0 })),
     arms: spec.arms.map((a) => {
       const s = state.arms[a.name];
-      const steps = dir.readLines<StepRecord>(dir.stepsFile(a.name)).filter((r) => !s || r.runId === s.runId);
+      const steps = readRunLines(dir, '<arm>/steps.jsonl', dir.stepsFile(a.name)).filter((r) => !s || r.runId === s.runId);
       return { arm: a.name, steps_done: steps.length, steps: spec.steps, attempt: s?.attempt ?? 0, last_reward: steps.length ? steps[steps.length - 1].gate.rewardMean : null };
     }),
     gates: (pilot?.pilots ?? []).map((p) => ({
@@ -72,7 +78,7 @@ export function runStatus(root: string): RunStatus {
 }
 
 function deadLetters(dir: RunDir): RunStatus['dead_letters'] {
-  const all = dir.readLines<SeenDeadLetter>(dir.deadLettersFile);
+  const all = readRunLines(dir, 'dead-letters.jsonl', dir.deadLettersFile);
   return {
     count: all.length,
     latest: all.slice(-DEAD_LETTERS_SHOWN).map((l) => ({ sourceQueue: l.sourceQueue, sourceJobId: l.sourceJobId, reason: l.reason, error: l.error })),

@@ -14,8 +14,7 @@ import { createRedisHarness, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
 import { freePort } from '../infra/free-port';
 import { REPO_ROOT } from '../infra/repo-root';
 import { ServiceSupervisor } from '../infra/service-supervisor';
-import type { RunRecord } from '../phases/record/record.phase';
-import { RunDir } from '../run/run-dir';
+import { RunDir, type RunRecord } from '@rx/run-dir';
 import { jsonLines } from './run-directory.check';
 
 jest.setTimeout(240_000);

@@ -12,7 +12,7 @@ import { arithDataset } from '@rx/datasets';
 import { parseExposition, type ParsedFamily } from '@rx/metrics';
 import { baselineArm, treatmentArm } from '@rx/spec';
 import { REPO_ROOT } from '../infra/repo-root';
-import type { PilotResult } from '../phases/pilot.phase';
+import type { PilotResult } from '@rx/run-dir';
 import { checkCompletedRun, jsonLines } from './run-directory.check';
 
 jest.setTimeout(300_000);

@@ -20,11 +20,9 @@ import { runExperiment, type RunOutcome } from '../experiment/run-experiment';
 import { freePort } from '../infra/free-port';
 import { REPO_ROOT } from '../infra/repo-root';
 import { ServiceSupervisor } from '../infra/service-supervisor';
-import type { PilotResult } from '../phases/pilot.phase';
-import type { RunRecord } from '../phases/record/record.phase';
 import { NullProgress } from '../progress/progress.reporter';
 import { sha256Json } from '../run/canonical-json';
-import { RunDir } from '../run/run-dir';
+import { RunDir, type PilotResult, type RunRecord } from '@rx/run-dir';
 import { checkCompletedRun, cli, jsonLines as lines } from './run-directory.check';
 
 jest.setTimeout(90_000);

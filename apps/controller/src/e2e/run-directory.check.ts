@@ -13,10 +13,8 @@ import { discordantItems } from '@rx/report';
 import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
 import { loggedBatch } from '../experiment/arm-driver';
 import { REPO_ROOT } from '../infra/repo-root';
-import type { PilotResult } from '../phases/pilot.phase';
-import type { RunRecord } from '../phases/record/record.phase';
 import { sha256Hex, sha256Json } from '../run/canonical-json';
-import { formatBandwidth, RunDir } from '../run/run-dir';
+import { formatBandwidth, RunDir, type PilotResult, type RunRecord } from '@rx/run-dir';
 
 export const RUN_FILES = ['run.json', 'spec.json', 'state.json', 'effective-config.json', 'preflight.json', 'shared-init.json', 'pilot.json', 'training.json', 'evaluation.json', 'decision-summary.json', 'record.json'];
 

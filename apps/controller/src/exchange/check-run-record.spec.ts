@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { intactRecord } from '@rx/exchange-record';
 import { sha256Hex } from '../run/canonical-json';
-import { RunDir } from '../run/run-dir';
+import { RunDir } from '@rx/run-dir';
 import { readInside, referencedFiles } from './check-run-record';
 
 describe('the files a record names', () => {

@@ -10,14 +10,10 @@ import { evaluatorIdentity, exchangeRecordSchema, expectedRunOf, SHARED_INIT_ARM
 import { adamParamsFor } from '@rx/pipeline';
 import { parseSpec, type ExperimentSpec } from '@rx/spec';
 import { REPO_ROOT } from '../infra/repo-root';
-import type { DecisionSummary } from '../phases/decision.phase';
-import type { EvaluationResult } from '../phases/evaluation/evaluation.phase';
 import type { PreflightResult } from '../phases/preflight/preflight.phase';
-import { observationFiles, type RunRecord } from '../phases/record/record.phase';
-import type { SharedInitResult } from '../phases/shared-init.phase';
-import type { ArmTraining } from '../phases/training.phase';
+import { observationFiles } from '../phases/record/record.phase';
 import { sha256Hex, sha256Json } from '../run/canonical-json';
-import { BASE_EVAL_NAME, RunDir } from '../run/run-dir';
+import { BASE_EVAL_NAME, RunDir, type DecisionSummary, type EvaluationResult, type RunRecord, type SharedInitResult, type ArmTraining } from '@rx/run-dir';
 import { correctnessPaths, REVISION_FILES, SHIPPED_FILES_DIR } from './correctness-paths';
 import { exchangeFeasibility } from './exchange-feasibility';
 

@@ -4,7 +4,7 @@
 // pilot and record as one fixed unit; training per step of both arms side by side; evaluation per item), the
 // recovery reserve, and the files holding the pilot evidence.
 import type { ExchangeRecord } from '@rx/exchange-record';
-import type { PhaseSeconds } from '../phases/record/feasibility';
+import type { PhaseSeconds } from '@rx/run-dir';
 
 export interface FeasibilityInput {
   /** the ten settings as the run was configured (effective-config.json) */

@@ -7,15 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { sha256Hex } from '../run/canonical-json';
-import type { RunDir } from '../run/run-dir';
-
-export interface AdapterHash {
-  sha256: string | null;
-  /** where the hash comes from, or why there is none */
-  source: string;
-  /** the optimizer's step counter in the saved state (0: no update applied) */
-  optimizer_step: number | null;
-}
+import type { AdapterHash, RunDir } from '@rx/run-dir';
 
 const HASH_CHAIN_STATE = /^memory:\/\/hash-chain-state\/([0-9a-f]{64})\/(\d+)$/;
 const EMBEDDED_STATE = /^embedded:\/\/states\/(.+)$/;

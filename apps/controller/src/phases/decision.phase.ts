@@ -1,19 +1,10 @@
 // Phase 7: the paired Hoeffding rule of the spec, scored from the two arms' eval files exactly as `rx decide`
 // scores them (the same parse, pairing by item_id and rule), written to decision-summary.json.
-import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
-import { baselineArm, decisionRule, treatmentArm, type DecisionRule } from '@rx/spec';
+import { decidePairedItems, hoeffdingRecord } from '@rx/stats';
+import { baselineArm, decisionRule, treatmentArm } from '@rx/spec';
 import type { ExperimentContext } from '../experiment/experiment-context';
 import { sha256Hex } from '../run/canonical-json';
-import type { EvaluationResult } from './evaluation/evaluation.phase';
-
-export interface DecisionSummary extends HoeffdingRecord {
-  rule: DecisionRule;
-  treatment: { arm: string; file: string; sha256: string; accuracy: number };
-  baseline: { arm: string; file: string; sha256: string; accuracy: number };
-  evaluator_id: string;
-  /** the same numbers from the command line */
-  reproduce: string;
-}
+import { writeRunFile, type DecisionSummary, type EvaluationResult } from '@rx/run-dir';
 
 export function runDecision(ctx: ExperimentContext, evaluation: EvaluationResult): DecisionSummary {
   const rule = decisionRule(ctx.spec);
@@ -32,7 +23,7 @@ export function runDecision(ctx: ExperimentContext, evaluation: EvaluationResult
     evaluator_id: evaluation.evaluator_id,
     reproduce: `rx decide --spec ${ctx.dir.relative(ctx.dir.specFile)} --treatment ${ctx.dir.relative(tFile)} --baseline ${ctx.dir.relative(bFile)}  (from ${ctx.dir.root})`,
   };
-  ctx.dir.writeJson(ctx.dir.decisionFile, summary);
+  writeRunFile(ctx.dir, 'decision-summary.json', summary);
   ctx.metrics.setOutcome({ accuracy: Object.fromEntries(Object.entries(evaluation.models).map(([m, e]) => [m, e.accuracy])), effect: summary.effect, lower: summary.lower, upper: summary.upper, margin: rule.margin, outcome: summary.outcome });
   ctx.progress.info(
     `decision: effect ${summary.effect.toFixed(4)}, 95% lower bound ${summary.lower.toFixed(4)} vs margin ${rule.margin} on ${summary.n} paired items: ${summary.outcome}`,

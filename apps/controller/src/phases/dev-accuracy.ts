@@ -4,17 +4,9 @@
 import type { ExperimentContext } from '../experiment/experiment-context';
 import { evaluateItems } from './evaluation/evaluator';
 import { evaluatorIdentity } from './evaluation/evaluation.phase';
+import type { DevAccuracyPoint } from '@rx/run-dir';
 
 export const DEV_EVAL_EVERY = 10;
-
-export interface DevAccuracyPoint {
-  /** optimizer updates applied to the weights scored */
-  updates: number;
-  sampler_path: string;
-  n: number;
-  correct: number;
-  accuracy: number;
-}
 
 /** the weights to score: the sampler weights of steps 0, 10, 20, ... (each taken before that step's update) and the final ones */
 export function devEvalPoints(checkpoints: ReadonlyArray<{ step: number; sampler_path: string }>, finalSamplerPath: string, steps: number): Array<{ updates: number; sampler_path: string }> {

@@ -4,8 +4,9 @@
 import { budget, decisionRule, evalSettings, gateChecks, kernelSettings, optimizerSettings, pilotSettings, samplingSettings } from '@rx/spec';
 import type { ExperimentContext } from '../experiment/experiment-context';
 import { ARITH_DATASET_SEED, TRAIN_SHUFFLE_SEED } from '../experiment/experiment-data';
+import { writeRunFile, type EffectiveConfig } from '@rx/run-dir';
 
-export function writeEffectiveConfig(ctx: ExperimentContext): Record<string, unknown> {
+export function writeEffectiveConfig(ctx: ExperimentContext): EffectiveConfig {
   const { spec } = ctx;
   const config = {
     run_id: ctx.manifest.runId,
@@ -40,7 +41,7 @@ export function writeEffectiveConfig(ctx: ExperimentContext): Record<string, unk
     services: ctx.manifest.services,
     renderer: { name: ctx.renderer.name, stop_tokens: ctx.renderer.stopTokens },
   };
-  ctx.dir.writeJson(ctx.dir.effectiveConfigFile, config);
+  writeRunFile(ctx.dir, 'effective-config.json', config);
   ctx.progress.info(`effective config: ${spec.steps} steps x ${spec.batch_size} rollouts per arm, ${ctx.data.test.length} eval items, ${ctx.data.source}`);
   return config;
 }

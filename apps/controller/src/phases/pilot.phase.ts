@@ -7,47 +7,20 @@
 // The failed pilot's logs are kept beside it (pilot_bw0.5_FAILED_ess/). Still failing: the run stops here.
 import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
-import { evaluateGates, formatGateReport, gateMetrics, type GateMetrics, type GateReport, type HeldoutPromptRewards } from '@rx/gates';
+import { evaluateGates, formatGateReport, gateMetrics, type GateReport, type HeldoutPromptRewards } from '@rx/gates';
 import { gradeCompletion } from '@rx/grading';
 import { gradeBatch, sampleBatch } from '@rx/pipeline';
 import { baselineArm, kernelSettings, pilotSettings, treatmentArm } from '@rx/spec';
 import { DeadlineExceeded, driveArm, loggedBatch } from '../experiment/arm-driver';
 import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
 import { promptsForStep, stepPlanFor } from '../experiment/step-schedule';
-import { formatBandwidth } from '../run/run-dir';
-import type { SharedInitResult } from './shared-init.phase';
+import { formatBandwidth, writeRunFile, type PilotReport, type PilotResult, type SharedInitResult } from '@rx/run-dir';
 
 /** sampling seed of the held-out draws (far from every training step's seeds) */
 export const HELDOUT_SEED = 1_000_000_000;
 /** the gate whose failure alone triggers the calibration, and the suffix of the kept logs */
 const ESS_GATE = 'kernel_effective_neighbors_p10';
 const ESS_SUFFIX = 'ess';
-
-export interface PilotReport {
-  bandwidth: number;
-  run_id: string;
-  dir: string;
-  treatment_steps: number;
-  baseline_steps: number;
-  /** where the baseline step and the held-out rewards came from (a calibration pilot reuses both: they do not depend on the bandwidth) */
-  baseline_from: string;
-  heldout_from: string;
-  metrics: GateMetrics;
-  report: GateReport;
-  lines: string[];
-  wall_seconds: number;
-}
-
-export interface PilotResult {
-  pre_registered_bandwidth: number;
-  /** the bandwidth the arms train with; null when the gates failed */
-  chosen_bandwidth: number | null;
-  pass: boolean;
-  pilots: PilotReport[];
-  calibration: null | { ran: boolean; reason: string; candidates: number[]; cap_steps: number; cap_minutes: number; wall_seconds: number };
-  failed_logs: string[];
-  stop_reason: string | null;
-}
 
 interface PilotInputs {
   bandwidth: number;
@@ -107,7 +80,7 @@ async function runOnePilot(ctx: ExperimentContext, i: PilotInputs): Promise<{ re
     : Promise.resolve(i.reuse?.baseline ?? []);
   const heldoutP = i.reuse ? Promise.resolve(i.reuse.heldout) : sampleHeldout(ctx, i.init, runId);
   const [treatment, baseline, heldout] = await Promise.all([treatmentP, baselineP, heldoutP]);
-  if (!i.reuse) ctx.dir.writeLines(path.join(dir, 'heldout.jsonl'), heldout);
+  if (!i.reuse) ctx.dir.writeLines(ctx.dir.heldoutFile(dir), heldout);
 
   const metrics = gateMetrics({ batches: [...treatment, ...baseline].map(loggedBatch), treatmentArm: t.name, baselineArm: b.name, heldout, pilotSteps: settings.steps });
   const report = evaluateGates(ctx.spec, metrics);
@@ -124,7 +97,7 @@ async function runOnePilot(ctx: ExperimentContext, i: PilotInputs): Promise<{ re
     lines: formatGateReport(report),
     wall_seconds: (Date.now() - started) / 1000,
   };
-  ctx.dir.writeJson(path.join(dir, 'gate-report.json'), pilotReport);
+  writeRunFile(ctx.dir, '<pilot>/gate-report.json', pilotReport, ctx.dir.gateReportFile(dir));
   for (const line of pilotReport.lines) ctx.progress.info(`  ${line}`);
   for (const g of report.results) {
     ctx.metrics.setGate({ run: ctx.manifest.runId, arm: t.name, gate: g.metric }, gateValue(g.value), g.pass);
@@ -185,7 +158,7 @@ export async function runPilot(ctx: ExperimentContext, init: SharedInitResult): 
     first.report.dir = ctx.dir.relative(keptDir);
     first.report.baseline_from = first.report.dir;
     first.report.heldout_from = first.report.dir;
-    ctx.dir.writeJson(ctx.dir.path(first.report.dir, 'gate-report.json'), first.report);
+    writeRunFile(ctx.dir, '<pilot>/gate-report.json', first.report, ctx.dir.gateReportFile(ctx.dir.path(first.report.dir)));
     result.failed_logs.push(first.report.dir);
     const candidates = kernel.calibrationBandwidths.filter((h) => h !== preRegistered);
     const calStarted = Date.now();
@@ -217,7 +190,7 @@ export async function runPilot(ctx: ExperimentContext, init: SharedInitResult): 
     const last = result.pilots[result.pilots.length - 1];
     result.stop_reason = `activation gate failed at bandwidth ${formatBandwidth(last.bandwidth)}: ${failureText(last)}`;
   }
-  ctx.dir.writeJson(ctx.dir.pilotFile, result);
+  writeRunFile(ctx.dir, 'pilot.json', result);
   if (!result.pass) throw new RunStopped(`${result.stop_reason}; no arm was trained`, 'pilot');
   ctx.progress.info(`activation gate passed at bandwidth ${formatBandwidth(result.chosen_bandwidth as number)}`);
   return result;

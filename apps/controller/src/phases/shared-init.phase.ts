@@ -10,31 +10,8 @@ import { buildDatum } from '@rx/pipeline';
 import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
 import { loraFor } from '../experiment/step-schedule';
 import { sha256Json } from '../run/canonical-json';
-import { adapterHash, type AdapterHash } from './adapter-hash';
-
-export interface SharedInitResult {
-  state_path: string;
-  sampler_path: string;
-  lora: { base_model: string; rank: number; seed: number };
-  fixed_batch_sha256: string;
-  /** the adapter in the shared state as saved */
-  adapter: AdapterHash;
-  /** sha256 of the canonical JSON of forward_backward's logprobs on the fixed batch (advantages 0: no update) */
-  arms: Record<string, { output_sha256: string; restore: ArmRestore }>;
-  identical: boolean;
-}
-
-/** One arm's restore of the shared state, before any update. */
-export interface ArmRestore {
-  loaded_state_path: string;
-  load_succeeded: boolean;
-  /** loadState calls on the arm's client before its fixed-batch output */
-  restore_count: number;
-  /** the state saved again from the arm's client right after the load (its adapter is hashed) */
-  resaved_state_path: string;
-  adapter: AdapterHash;
-  loaded_at: string;
-}
+import { writeRunFile, type ArmRestore, type SharedInitResult } from '@rx/run-dir';
+import { adapterHash } from './adapter-hash';
 
 /** Eight training prompts with a short fixed completion each, rendered by the run's renderer (valid tokens for the model). */
 export function initProbeDatums(ctx: Pick<ExperimentContext, 'renderer' | 'data'>): Datum[] {
@@ -77,7 +54,7 @@ export async function runSharedInit(ctx: Pick<ExperimentContext, 'spec' | 'backe
     arms,
     identical: hashes.size === 1,
   };
-  ctx.dir.writeJson(ctx.dir.sharedInitFile, result);
+  writeRunFile(ctx.dir, 'shared-init.json', result);
   ctx.progress.info(`shared initialisation: ${state_path}; output hash ${[...hashes].map((h) => h.slice(0, 12)).join(' / ')} (${result.identical ? 'identical for both arms' : 'DIFFERS'})`);
   if (!result.identical) throw new RunStopped('the arms loaded from the shared initial state give different outputs on the fixed batch', 'shared_init');
   return result;

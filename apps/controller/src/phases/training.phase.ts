@@ -1,6 +1,7 @@
 // Phase 5, both arms concurrently through the services, `steps` steps each, from the shared initial state, the
 // kernel arm at the bandwidth the pilot chose. Each completed step is appended to <arm>/steps.jsonl; a finished
-// arm writes <arm>/training.json (checkpoints per step, final weights).
+// arm writes <arm>/training.json (checkpoints per step, final weights); the phase then writes training.json (the
+// bandwidth, each arm's file, the first-update check), which loadTraining reads back with each arm's file.
 // After its last step each arm is scored on the run's fixed dev sample every 10 updates (dev-accuracy.ts).
 // Resume: an arm that finished is read back. An arm interrupted at step N continues at N when the trainer still
 // holds it (the ledger in Redis says N - 1 is committed); otherwise it trains again from the shared initial state
@@ -16,47 +17,34 @@ import { rewriteStepLogs } from '../experiment/step-logs';
 import { loraFor } from '../experiment/step-schedule';
 import { StepFailedError } from '../infra/step-bus';
 import { sha256Json } from '../run/canonical-json';
-import { devAccuracyCurve, devEvalPoints, type DevAccuracyPoint } from './dev-accuracy';
-import { initProbeDatums, type SharedInitResult } from './shared-init.phase';
-
-export interface FinalWeights {
-  sampler_path: string;
-  /** the training state the trainer saved with the last step */
-  state_path: string;
-  note: string;
-}
-
-export interface ArmTraining {
-  arm: string;
-  run_id: string;
-  attempt: number;
-  steps: number;
-  bandwidth: number | null;
-  /** per step: the sampler weights it sampled from (before its update) and the training state saved after it */
-  checkpoints: Array<{ step: number; sampler_path: string; state_path: string | null; committed_at: string; loss: number; reward_mean: number }>;
-  final: FinalWeights;
-  /** greedy accuracy on the fixed dev sample after 0, 10, 20, ... updates and at the final weights */
-  dev_accuracy: DevAccuracyPoint[];
-  wall_seconds: number;
-}
-
-export interface TrainingResult {
-  bandwidth: number;
-  arms: Record<string, ArmTraining>;
-  /** the shared initialisation seen from the services: each arm's step-0 sampler weights give the same logprobs */
-  first_update_check: { arms: Record<string, string>; identical: boolean } | null;
-}
+import { devAccuracyCurve, devEvalPoints } from './dev-accuracy';
+import { initProbeDatums } from './shared-init.phase';
+import { readRunFile, readRunFileIfExists, readRunLines, writeRunFile, type ArmTraining, type FinalWeights, type RunDir, type SharedInitResult, type TrainingResult } from '@rx/run-dir';
+import type { ExperimentSpec } from '@rx/spec';
 
 export async function runTraining(ctx: ExperimentContext, init: SharedInitResult, bandwidth: number): Promise<TrainingResult> {
   const arms = await Promise.all(ctx.spec.arms.map((arm) => trainArm(ctx, arm, init, bandwidth)));
   const byArm = Object.fromEntries(arms.map((a) => [a.arm, a]));
   const first_update_check = await firstUpdateCheck(ctx, byArm);
   const result: TrainingResult = { bandwidth, arms: byArm, first_update_check };
+  writeRunFile(ctx.dir, 'training.json', {
+    bandwidth,
+    first_update_check,
+    arms: Object.fromEntries(Object.values(byArm).map((a) => [a.arm, ctx.dir.relative(ctx.dir.trainingFile(a.arm))])),
+  });
   return result;
 }
 
+/** the training phase's result read back (a resumed run past training): the summary and each arm's training.json */
+export function loadTraining(dir: RunDir, spec: ExperimentSpec): TrainingResult {
+  const summary = readRunFile(dir, 'training.json');
+  if (summary.bandwidth === null) throw new Error(`${dir.trainingSummaryFile} names no bandwidth, yet training completed`);
+  const arms = Object.fromEntries(spec.arms.map((a) => [a.name, readRunFile(dir, '<arm>/training.json', dir.trainingFile(a.name))]));
+  return { bandwidth: summary.bandwidth, arms, first_update_check: summary.first_update_check };
+}
+
 async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitResult, bandwidth: number): Promise<ArmTraining> {
-  const done = ctx.dir.readJsonIfExists<ArmTraining>(ctx.dir.trainingFile(arm.name));
+  const done = readRunFileIfExists(ctx.dir, '<arm>/training.json', ctx.dir.trainingFile(arm.name));
   if (done && ctx.state.state.arms[arm.name]?.done) {
     ctx.progress.arm(arm.name, { phase: 'trained', step: done.steps, steps: done.steps, note: '(from an earlier attempt)' });
     return done;
@@ -67,7 +55,7 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
   const previous = ctx.state.state.arms[arm.name];
   let attempt = previous?.attempt ?? 1;
   let runId = previous?.runId ?? `${ctx.manifest.runId}.t${attempt}`;
-  let records = ctx.dir.readLines<StepRecord>(stepsFile).filter((r) => r.runId === runId);
+  let records = readRunLines(ctx.dir, '<arm>/steps.jsonl', stepsFile).filter((r) => r.runId === runId);
   records = records.filter((r, i) => r.step === i); // a contiguous prefix 0..N-1
 
   if (previous) {
@@ -134,7 +122,7 @@ async function trainArm(ctx: ExperimentContext, arm: ArmSpec, init: SharedInitRe
     dev_accuracy,
     wall_seconds: (Date.now() - started) / 1000,
   };
-  ctx.dir.writeJson(ctx.dir.trainingFile(arm.name), training);
+  writeRunFile(ctx.dir, '<arm>/training.json', training, ctx.dir.trainingFile(arm.name));
   ctx.state.update((s) => void (s.arms[arm.name] = { attempt, runId, stepsDone: records.length, done: true }));
   ctx.progress.arm(arm.name, { phase: 'trained', step: records.length, steps, reward: records[records.length - 1]?.gate.rewardMean });
   return training;

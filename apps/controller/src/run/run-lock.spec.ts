@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { RunDir } from './run-dir';
+import { RunDir } from '@rx/run-dir';
 import { acquireRunLock, DEFAULT_LOCK_STALE_MS, RunLockedError, runLockTiming } from './run-lock';
 
 describe('the run directory lock', () => {

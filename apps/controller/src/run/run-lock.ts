@@ -7,8 +7,8 @@
 // (a wait shorter than the window would exit 2, which the Job's podFailurePolicy turns into a failed Job).
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { RunDir } from './run-dir';
-import { RunStateError } from './run-state';
+import type { RunDir } from '@rx/run-dir';
+import { RunStateError } from '@rx/run-dir';
 
 export class RunLockedError extends RunStateError {}
 

@@ -8,34 +8,8 @@ import { evalSettings } from '@rx/spec';
 import { throwIfAborted, type ExperimentContext } from '../../experiment/experiment-context';
 import { REPO_ROOT } from '../../infra/repo-root';
 import { sha256Hex, sha256Json } from '../../run/canonical-json';
-import { BASE_EVAL_NAME } from '../../run/run-dir';
-import type { SharedInitResult } from '../shared-init.phase';
-import type { TrainingResult } from '../training.phase';
-import { evaluateItems, type DecodingSettings, type EvalLine } from './evaluator';
-
-export interface ModelEvaluation {
-  model: string;
-  sampler_path: string;
-  file: string;
-  sha256: string;
-  n: number;
-  correct: number;
-  accuracy: number;
-  format_ok_fraction: number;
-  wall_seconds: number;
-}
-
-export interface EvaluationResult {
-  evaluator_id: string;
-  evaluator: {
-    code: Record<string, string>;
-    prompt_template: { renderer: string; example: string };
-    decoding: DecodingSettings;
-    item_manifest_sha256: string;
-    items: number;
-  };
-  models: Record<string, ModelEvaluation>;
-}
+import { BASE_EVAL_NAME, readRunFileIfExists, writeRunFile, type DecodingSettings, type EvaluationResult, type EvaluatorIdentity, type ModelEvaluation, type SharedInitResult, type TrainingResult } from '@rx/run-dir';
+import { evaluateItems, type EvalLine } from './evaluator';
 
 /** the evaluator's own source and the grading library it calls, relative to the repository root */
 export function evaluatorCodeFiles(): string[] {
@@ -46,7 +20,7 @@ export function evaluatorCodeFiles(): string[] {
   return [path.join('apps', 'controller', 'src', 'phases', 'evaluation', 'evaluator.ts'), ...files].sort();
 }
 
-export function evaluatorIdentity(ctx: ExperimentContext): EvaluationResult['evaluator'] & { id: string } {
+export function evaluatorIdentity(ctx: ExperimentContext): EvaluatorIdentity & { id: string } {
   const settings = evalSettings(ctx.spec);
   const code = Object.fromEntries(evaluatorCodeFiles().map((f) => [f, sha256Hex(readFileSync(path.join(REPO_ROOT, f)))]));
   const decoding: DecodingSettings = {
@@ -69,7 +43,7 @@ export async function runEvaluation(ctx: ExperimentContext, init: SharedInitResu
     { model: BASE_EVAL_NAME, samplerPath: init.sampler_path },
     ...ctx.spec.arms.map((a) => ({ model: a.name, samplerPath: training.arms[a.name].final.sampler_path })),
   ];
-  const previous = ctx.dir.readJsonIfExists<EvaluationResult>(ctx.dir.evaluationFile);
+  const previous = readRunFileIfExists(ctx.dir, 'evaluation.json');
   const result: EvaluationResult = { evaluator_id, evaluator, models: previous?.evaluator_id === evaluator_id ? previous.models : {} };
   for (const m of models) {
     throwIfAborted(ctx.signal);
@@ -79,9 +53,9 @@ export async function runEvaluation(ctx: ExperimentContext, init: SharedInitResu
       continue;
     }
     result.models[m.model] = await evaluateModel(ctx, m.model, m.samplerPath, evaluator.decoding);
-    ctx.dir.writeJson(ctx.dir.evaluationFile, result);
+    writeRunFile(ctx.dir, 'evaluation.json', result);
   }
-  ctx.dir.writeJson(ctx.dir.evaluationFile, result);
+  writeRunFile(ctx.dir, 'evaluation.json', result);
   return result;
 }
 

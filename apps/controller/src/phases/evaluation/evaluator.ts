@@ -7,6 +7,7 @@ import type { Renderer, SamplingClient } from '@rx/backend';
 import type { Problem } from '@rx/datasets';
 import { gradeCompletion } from '@rx/grading';
 import { mapConcurrent } from '@rx/pipeline';
+import type { DecodingSettings } from '@rx/run-dir';
 
 export interface EvalLine {
   item_id: string;
@@ -17,15 +18,6 @@ export interface EvalLine {
   stop_reason: 'stop' | 'length';
   format_ok: boolean;
   completion_tokens: number;
-}
-
-export interface DecodingSettings {
-  temperature: 0;
-  max_tokens: number;
-  /** max_tokens is capped at max_seq_len - prompt length */
-  max_seq_len: number;
-  stop_tokens: number[];
-  seed: number;
 }
 
 export interface EvaluateOptions {

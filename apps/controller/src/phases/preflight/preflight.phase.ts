@@ -16,12 +16,13 @@ import { baselineArm, kernelSettings, preflightTolerances, treatmentArm } from '
 import { RunStopped, type ExperimentContext } from '../../experiment/experiment-context';
 import { REPO_ROOT } from '../../infra/repo-root';
 import { sha256Hex, sha256Json } from '../../run/canonical-json';
-import { initProbeDatums, type SharedInitResult } from '../shared-init.phase';
+import { initProbeDatums } from '../shared-init.phase';
 import { runCorrectnessChecks } from './correctness-checks';
 import { runEstimatorChecks } from './estimator-checks';
 import { sampleFixedBatches, type FixedBatches } from './fixed-batch';
 import { RX_LOOP, type LoopUnderTest } from './loop-under-test';
 import { runProbe, type ProbeResult } from './probe';
+import { writeRunFile, type SharedInitResult } from '@rx/run-dir';
 
 export type { PreflightResult } from '@rx/preflight';
 
@@ -143,7 +144,7 @@ export async function runPreflight(ctx: PreflightContext, init: SharedInitResult
     estimator_checks,
     probe,
   });
-  ctx.dir.writeJson(ctx.dir.preflightFile, result);
+  writeRunFile(ctx.dir, 'preflight.json', result);
 
   for (const p of paths) ctx.progress.info(`  fixed input ${p.fixed_input.sha256}; baseline ${p.baseline_revision}; reference ${p.reference_revision}; ${p.precision}`);
   for (const c of correctness.checks) ctx.progress.info(line(c));

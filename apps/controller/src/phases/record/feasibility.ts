@@ -2,42 +2,7 @@
 // step with both arms running side by side, seconds per evaluated item), projected onto a configuration (the
 // run's own, and the pre-registered one when the run was reduced by an override) and set against the spec's
 // budget (max_wall_minutes, gpu_hours).
-
-export interface PhaseSeconds {
-  setup: number;
-  preflight: number;
-  pilot: number;
-  training: number;
-  evaluation: number;
-  other: number;
-}
-
-export interface ProjectionConfig {
-  label: string;
-  steps: number;
-  n_eval: number;
-  /** models evaluated (base + both arms) */
-  models: number;
-}
-
-export interface Projection extends ProjectionConfig {
-  wall_minutes: number | null;
-  within_wall_budget: boolean | null;
-}
-
-export interface Feasibility {
-  measured: PhaseSeconds & {
-    total: number;
-    steps_trained: number;
-    seconds_per_step: number | null;
-    items_evaluated: number;
-    seconds_per_eval_item: number | null;
-  };
-  budget: { max_wall_minutes: number; gpu_hours: number };
-  projections: Projection[];
-  gpu_hours: { projected: number | null; basis: string };
-  within_budget: boolean | null;
-}
+import type { Feasibility, PhaseSeconds, ProjectionConfig } from '@rx/run-dir';
 
 export interface FeasibilityInput {
   phases: PhaseSeconds;

@@ -4,54 +4,13 @@
 // phase, the feasibility projection against the spec's budget, and the verdict with its reasoning.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { budget, correctnessPreflight, type ExperimentSpec, type SpecRevision } from '@rx/spec';
+import { budget, correctnessPreflight, type ExperimentSpec } from '@rx/spec';
+import { PREDICTION_FIELDS, readRunFileIfExists, type ArmTraining, type PhaseName, type PhaseSeconds, type RunDir, type RunManifest, type RunRecord, type RunState, type ProjectionConfig } from '@rx/run-dir';
 import { REPO_ROOT } from '../../infra/repo-root';
 import { sha256Hex, sha256Json } from '../../run/canonical-json';
-import type { RunDir } from '../../run/run-dir';
-import type { PhaseName, RunManifest, RunState } from '../../run/run-state';
-import type { DecisionSummary } from '../decision.phase';
-import type { EvaluationResult } from '../evaluation/evaluation.phase';
-import type { PilotResult } from '../pilot.phase';
-import type { PreflightResult } from '../preflight/preflight.phase';
-import type { SharedInitResult } from '../shared-init.phase';
-import type { ArmTraining } from '../training.phase';
-import { feasibility, type Feasibility, type PhaseSeconds, type ProjectionConfig } from './feasibility';
-import { codeRevision, type CodeRevision } from './source-hashes';
-import { verdictOf, type Verdict } from './verdict';
-
-/** the parts of the spec registered before anything was observed */
-export const PREDICTION_FIELDS = ['hypothesis', 'primary_endpoint', 'success_criterion', 'decision_rule', 'activation_gate', 'arms', 'steps', 'batch_size', 'eval'] as const;
-
-export interface RunRecord {
-  version: 1;
-  run_id: string;
-  title: string;
-  status: RunState['status'];
-  created_at: string;
-  recorded_at: string;
-  verdict: Verdict;
-  spec: RunManifest['spec'] & { override: RunManifest['override']; file: string };
-  /** the spec's recorded revision of a published spec (what changed, from what, why, evidence), null when none */
-  revision: SpecRevision | null;
-  backend: RunManifest['backend'];
-  services: RunManifest['services'];
-  effective_config: unknown;
-  correctness_preflight: PreflightResult | null;
-  shared_initialisation: SharedInitResult | null;
-  gates: PilotResult | null;
-  training: { bandwidth: number | null; arms: Record<string, ArmTraining>; first_update_check: unknown } | null;
-  evaluation: EvaluationResult | null;
-  decision: DecisionSummary | null;
-  code_revision: CodeRevision;
-  /** code revisions of earlier attempts that differ from this one (a resumed run whose code changed) */
-  code_changed_between_attempts: boolean;
-  predictions: { sha256: string; fields: readonly string[] };
-  observations: { sha256: string; files: Record<string, string> };
-  wall_seconds: Partial<Record<PhaseName, number>> & { by_category: PhaseSeconds };
-  feasibility: Feasibility;
-  attempts: RunState['attempts'];
-  environment: { node: string; platform: string; arch: string; cpus: number };
-}
+import { feasibility } from './feasibility';
+import { codeRevision } from './source-hashes';
+import { verdictOf } from './verdict';
 
 export interface RecordInput {
   dir: RunDir;
@@ -97,17 +56,18 @@ export function categorise(w: Partial<Record<PhaseName, number>>): PhaseSeconds 
 
 export function buildRecord(i: RecordInput): RunRecord {
   const { dir } = i;
-  const preflight = dir.readJsonIfExists<PreflightResult>(dir.preflightFile);
-  const init = dir.readJsonIfExists<SharedInitResult>(dir.sharedInitFile);
-  const pilot = dir.readJsonIfExists<PilotResult>(dir.pilotFile);
-  const evaluation = dir.readJsonIfExists<EvaluationResult>(dir.evaluationFile);
-  const decision = dir.readJsonIfExists<DecisionSummary>(dir.decisionFile);
+  // every file read back through its schema: a damaged one is a RunFileError naming it, never a record built on it
+  const preflight = readRunFileIfExists(dir, 'preflight.json');
+  const init = readRunFileIfExists(dir, 'shared-init.json');
+  const pilot = readRunFileIfExists(dir, 'pilot.json');
+  const evaluation = readRunFileIfExists(dir, 'evaluation.json');
+  const decision = readRunFileIfExists(dir, 'decision-summary.json');
   const arms: Record<string, ArmTraining> = {};
   for (const a of i.spec.arms) {
-    const t = dir.readJsonIfExists<ArmTraining>(dir.trainingFile(a.name));
+    const t = readRunFileIfExists(dir, '<arm>/training.json', dir.trainingFile(a.name));
     if (t) arms[a.name] = t;
   }
-  const trainingSummary = dir.readJsonIfExists<{ bandwidth: number; first_update_check: unknown }>(dir.path('training.json'));
+  const trainingSummary = readRunFileIfExists(dir, 'training.json');
   const training = Object.keys(arms).length > 0 ? { bandwidth: trainingSummary?.bandwidth ?? pilot?.chosen_bandwidth ?? null, arms, first_update_check: trainingSummary?.first_update_check ?? null } : null;
 
   const files = Object.fromEntries(observationFiles(dir).map((f) => [f, sha256Hex(dir.readText(dir.path(f)))]));
@@ -141,7 +101,7 @@ export function buildRecord(i: RecordInput): RunRecord {
     revision: i.spec.revision ?? null,
     backend: i.manifest.backend,
     services: i.manifest.services,
-    effective_config: dir.readJsonIfExists(dir.effectiveConfigFile),
+    effective_config: readRunFileIfExists(dir, 'effective-config.json'),
     correctness_preflight: preflight,
     shared_initialisation: init,
     gates: pilot,

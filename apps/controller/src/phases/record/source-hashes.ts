@@ -4,18 +4,11 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { sha256Hex, sha256Json } from '../../run/canonical-json';
+import type { CodeRevision } from '@rx/run-dir';
 
 const ROOTS = ['apps', 'libs', 'tools', 'specs', 'models'];
 const ROOT_FILES = ['package.json', 'package-lock.json', 'tsconfig.base.json', 'tsconfig.json', 'jest.config.js', 'jest.preset.js', 'nx.json'];
 const SKIP_DIRS = new Set(['node_modules', '.git', 'runs', 'tmp', 'dist', 'coverage', '.nx']);
-
-export interface CodeRevision {
-  /** sha256 over the sorted list of (path, sha256) */
-  tree_sha256: string;
-  files: Record<string, string>;
-  file_count: number;
-  git: { commit: string; dirty: boolean } | null;
-}
 
 function walk(root: string, rel: string, out: string[]): void {
   let entries: string[];

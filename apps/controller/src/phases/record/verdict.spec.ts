@@ -1,6 +1,5 @@
-import type { DecisionSummary } from '../decision.phase';
-import type { PilotResult } from '../pilot.phase';
 import { verdictOf } from './verdict';
+import type { DecisionSummary, PilotResult } from '@rx/run-dir';
 
 const resolved = { required: true, status: 'resolved', resolved: true, unresolved: [] };
 const decision = (outcome: DecisionSummary['outcome'], lower: number, upper: number): DecisionSummary => ({

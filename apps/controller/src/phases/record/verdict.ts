@@ -2,16 +2,7 @@
 // were trained and evaluated; otherwise why the run stopped (a failed preflight or gate, with the numbers).
 import type { CorrectnessPreflightState } from '@rx/spec';
 import { formatGateNumber } from '@rx/gates';
-import type { DecisionSummary } from '../decision.phase';
-import type { PilotResult } from '../pilot.phase';
-
-export type VerdictOutcome = 'supported' | 'inconclusive' | 'refuted' | 'stopped' | 'failed' | 'incomplete';
-
-export interface Verdict {
-  outcome: VerdictOutcome;
-  /** one sentence per reason, the first the main one */
-  reasoning: string[];
-}
+import type { DecisionSummary, PilotResult, Verdict } from '@rx/run-dir';
 
 export interface VerdictInput {
   status: 'complete' | 'stopped' | 'failed' | 'interrupted' | 'running';

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { formatBandwidth, pilotDirName, RunDir } from './run-dir';
+import { formatBandwidth, pilotDirName, RunDir } from './run-layout';
 import { loadRunState } from './run-files';
 import { RunStateStore } from './run-state';
 

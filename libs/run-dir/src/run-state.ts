@@ -1,7 +1,7 @@
 // run.json (what the run is: id, spec, backend; written once) and state.json (how far it got: completed phases,
 // wall seconds per phase, the attempt of each arm), both validated with zod when read back (run-files.ts).
 import { z } from 'zod';
-import type { RunDir } from './run-dir';
+import type { RunDir } from './run-layout';
 
 export const PHASES = ['setup', 'effective_config', 'shared_init', 'preflight', 'pilot', 'training', 'evaluation', 'decision', 'record'] as const;
 export type PhaseName = (typeof PHASES)[number];

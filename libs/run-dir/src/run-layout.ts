@@ -1,11 +1,47 @@
-// The files of one run directory, and how they are written: whole files atomically (write a temporary file, then
-// rename), step logs appended one line per completed step. Every phase writes its result here when it
-// completes, so a resumed run reads what is done and continues from there.
+// The layout of one run directory (every file's name and place, here only) and how files are written: whole files
+// atomically (write a temporary file, then rename), step logs appended one line per completed step. Every phase
+// writes its result here when it completes, so a resumed run reads what is done and continues from there. What
+// each file holds is its schema's (run-files.ts: the catalog, the checked writer and reader).
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /** the model evaluated with the LoRA at its shared initial state (B = 0: the base model's function) */
 export const BASE_EVAL_NAME = 'base';
+
+/** the name of every file of a run directory; <arm>/, <model>/ and <pilot>/ stand for each arm's, model's and pilot's directory */
+export const RUN_FILE_NAMES = {
+  manifest: 'run.json',
+  spec: 'spec.json',
+  /** the spec as given, before its override (only when --override was given) */
+  sourceSpec: 'spec.source.json',
+  state: 'state.json',
+  effectiveConfig: 'effective-config.json',
+  preflight: 'preflight.json',
+  sharedInit: 'shared-init.json',
+  pilot: 'pilot.json',
+  gateReport: '<pilot>/gate-report.json',
+  heldout: '<pilot>/heldout.jsonl',
+  training: 'training.json',
+  armTraining: '<arm>/training.json',
+  steps: '<arm>/steps.jsonl',
+  stepMetrics: '<arm>/metrics.jsonl',
+  transcripts: '<arm>/transcripts.jsonl',
+  evaluation: 'evaluation.json',
+  eval: '<model>/eval.jsonl',
+  partialEval: '<model>/eval.partial.jsonl',
+  decision: 'decision-summary.json',
+  record: 'record.json',
+  deadLetters: 'dead-letters.jsonl',
+  lock: 'controller.lock',
+  logs: 'logs',
+  endpoints: 'logs/endpoints.json',
+  services: 'services',
+  report: 'report.html',
+} as const;
+
+const N = RUN_FILE_NAMES;
+/** the file name inside its arm's, model's or pilot's directory */
+const leaf = (name: string): string => name.slice(name.indexOf('/') + 1);
 
 export class RunDir {
   readonly root: string;
@@ -15,35 +51,44 @@ export class RunDir {
   }
 
   // --- the files -----------------------------------------------------------------------------------------------
-  get runFile(): string { return this.path('run.json'); }
-  get specFile(): string { return this.path('spec.json'); }
-  get stateFile(): string { return this.path('state.json'); }
-  get effectiveConfigFile(): string { return this.path('effective-config.json'); }
-  get preflightFile(): string { return this.path('preflight.json'); }
-  get sharedInitFile(): string { return this.path('shared-init.json'); }
-  get pilotFile(): string { return this.path('pilot.json'); }
-  get evaluationFile(): string { return this.path('evaluation.json'); }
-  get decisionFile(): string { return this.path('decision-summary.json'); }
-  get recordFile(): string { return this.path('record.json'); }
-  get logsDir(): string { return this.path('logs'); }
+  get runFile(): string { return this.path(N.manifest); }
+  get specFile(): string { return this.path(N.spec); }
+  get sourceSpecFile(): string { return this.path(N.sourceSpec); }
+  get stateFile(): string { return this.path(N.state); }
+  get effectiveConfigFile(): string { return this.path(N.effectiveConfig); }
+  get preflightFile(): string { return this.path(N.preflight); }
+  get sharedInitFile(): string { return this.path(N.sharedInit); }
+  get pilotFile(): string { return this.path(N.pilot); }
+  /** the training phase's summary (each arm's own is trainingFile(arm)) */
+  get trainingSummaryFile(): string { return this.path(N.training); }
+  get evaluationFile(): string { return this.path(N.evaluation); }
+  get decisionFile(): string { return this.path(N.decision); }
+  get recordFile(): string { return this.path(N.record); }
+  get logsDir(): string { return this.path(N.logs); }
   /** every dead letter of the run's steps, one JSON line each, as the controller saw them */
-  get deadLettersFile(): string { return this.path('dead-letters.jsonl'); }
+  get deadLettersFile(): string { return this.path(N.deadLetters); }
   /** the pid and host of the controller driving the run (run-lock.ts) */
-  get lockFile(): string { return this.path('controller.lock'); }
+  get lockFile(): string { return this.path(N.lock); }
   /** where each running service answers (health, metrics), rewritten each time the stack starts */
-  get endpointsFile(): string { return this.path('logs', 'endpoints.json'); }
+  get endpointsFile(): string { return this.path(N.endpoints); }
   /** RX_DATA_DIR of the services rx run spawns (weights, states, the trainer's own step logs) */
-  get servicesDataDir(): string { return this.path('services'); }
+  get servicesDataDir(): string { return this.path(N.services); }
+  get reportFile(): string { return this.path(N.report); }
 
   /** `pilot_bw0.5`: the pilot at one bandwidth */
   pilotDir(bandwidth: number): string { return this.path(pilotDirName(bandwidth)); }
   /** `pilot_bw0.5_FAILED_ess`: a failed pilot kept beside the calibration */
   failedPilotDir(bandwidth: number, gate: string): string { return this.path(`${pilotDirName(bandwidth)}_FAILED_${gate}`); }
   armDir(arm: string): string { return this.path(arm); }
-  stepsFile(arm: string): string { return this.path(arm, 'steps.jsonl'); }
-  trainingFile(arm: string): string { return this.path(arm, 'training.json'); }
-  evalFile(model: string): string { return this.path(model, 'eval.jsonl'); }
-  partialEvalFile(model: string): string { return this.path(model, 'eval.partial.jsonl'); }
+  stepsFile(arm: string): string { return this.path(arm, leaf(N.steps)); }
+  stepMetricsFile(arm: string): string { return this.path(arm, leaf(N.stepMetrics)); }
+  transcriptsFile(arm: string): string { return this.path(arm, leaf(N.transcripts)); }
+  /** a pilot's gate report, in the pilot's directory (pilotDir, failedPilotDir) */
+  gateReportFile(pilotDir: string): string { return path.join(pilotDir, leaf(N.gateReport)); }
+  heldoutFile(pilotDir: string): string { return path.join(pilotDir, leaf(N.heldout)); }
+  trainingFile(arm: string): string { return this.path(arm, leaf(N.armTraining)); }
+  evalFile(model: string): string { return this.path(model, leaf(N.eval)); }
+  partialEvalFile(model: string): string { return this.path(model, leaf(N.partialEval)); }
 
   path(...parts: string[]): string {
     return path.join(this.root, ...parts);

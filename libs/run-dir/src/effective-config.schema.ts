@@ -1,0 +1,16 @@
+// effective-config.json: everything that decides what the run executes, in one file (the effective-config phase
+// writes it; the record embeds it, rx report reads the arms and the rule from it when spec.json is missing).
+import { z } from 'zod';
+import { jsonObject } from './json-object';
+
+export const effectiveConfigSchema = jsonObject({
+  run_id: z.string(),
+  spec_sha256: z.string(),
+  title: z.string(),
+  steps: z.number().int().positive(),
+  batch_size: z.number().int().positive(),
+  arms: z.array(jsonObject({ name: z.string().min(1), advantage: z.string() })).min(1),
+  backend: z.enum(['embedded', 'tinker']),
+  services: z.enum(['spawn', 'external']),
+});
+export type EffectiveConfig = z.infer<typeof effectiveConfigSchema>;
