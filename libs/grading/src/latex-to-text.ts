@@ -72,6 +72,19 @@ const MATH_STYLES: Record<string, readonly [number, number, Record<string, numbe
   mathtt: [0x1d670, 0x1d68a, {}],
 };
 const MATRIX_ENVS = new Set(['array', 'pmatrix', 'bmatrix', 'smallmatrix', 'psmallmatrix', 'bsmallmatrix']);
+// Macros the table renders with a formatter (2), beyond ACCENTS and MATH_STYLES: the cases of `macro()` below,
+// and those whose text is document metadata or a file's contents (nothing in an answer; \maketitle and \today
+// would also read the clock). Environments rendered by a formatter: MATRIX_ENVS, any other is an equation.
+const NAMED_MACRO_FORMATTERS = [
+  '%', 'item', 'texorpdfstring', 'href', 'part', 'chapter', 'section', 'subsection', 'subsubsection', 'paragraph',
+  'subparagraph', 'includegraphics', 'uebung', 'exercise', 'title', 'author', 'date', 'maketitle', 'input', 'include',
+];
+/** Every macro name `latexToText` has a formatter for (the names a table row may render with 2). */
+export const FORMATTED_MACROS: ReadonlySet<string> = new Set([
+  ...Object.keys(ACCENTS),
+  ...Object.keys(MATH_STYLES),
+  ...NAMED_MACRO_FORMATTERS,
+]);
 // Python's recursion limit (1000 frames) as pylatexenc spends it: about 4 frames per nested group and
 // 5 + (argument spec length) + (optional arguments) per nested macro argument, measured on pylatexenc 2.10;
 // the cookbook's own call stack takes the rest. Approximate by nature: it decides only nestings over ~120 deep.
