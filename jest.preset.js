@@ -29,6 +29,8 @@ module.exports = {
   moduleNameMapper: {
     // a lib's test doubles: their own project (type:testing) beside the lib, imported only by tests and tools
     '^@rx/([a-z-]+)/testing$': path.join(root, 'libs/$1/testing/index.ts'),
+    // an app's deliberate public entry (tools/ only; see eslint.config.js)
+    '^@rx/(cli|controller|policy-server)$': path.join(root, 'apps/$1/src/public-api.ts'),
     '^@rx/([a-z-]+)$': path.join(root, 'libs/$1/src/index.ts'),
   },
   modulePathIgnorePatterns: ['<rootDir>/runs/', '<rootDir>/dist/', '<rootDir>/tmp/'],

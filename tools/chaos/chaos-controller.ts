@@ -21,8 +21,7 @@ import { arithmeticProblems, QueueRepository, RedisConnectionFactory, RedisTrain
 import { baselineArm, decisionRule, samplingSettings, treatmentArm, type ArmSpec, type ExperimentSpec } from '@rx/spec';
 import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
 import type { Problem } from '@rx/datasets';
-import { evaluateItems, type EvalLine } from '../../apps/controller/src/phases/evaluation/evaluator';
-import { loraFor, stepRequestFor } from '../../apps/controller/src/experiment/step-schedule';
+import { evaluateItems, loraFor, stepRequestFor, type EvalLine } from '@rx/controller';
 
 export interface ChaosControllerOptions {
   redisUrl: string;

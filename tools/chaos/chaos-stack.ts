@@ -3,7 +3,7 @@
 // and trainer as child processes running their real main.ts (the Dockerfile's command). crash(target)
 // SIGKILLs one and starts it again as a supervisor would; each process appends its output to <dir>/logs.
 import * as path from 'node:path';
-import { freePort } from '../../apps/controller/src/infra/free-port';
+import { unusedPort as freePort } from '@rx/backend/testing';
 import { startPrivateRedis, type PrivateRedis } from './private-redis';
 import { launch, type ManagedProcess } from './service-process';
 

@@ -11,8 +11,7 @@ import type { PolicyBackend } from '@rx/backend';
 import { EmbeddedBackend } from '@rx/embedded-model';
 import { HashChainPolicyBackend } from '@rx/pipeline';
 import { z } from 'zod';
-import { parsePolicyServerConfig } from '../../apps/policy-server/src/config';
-import { startPolicyServer } from '../../apps/policy-server/src/policy-server';
+import { parsePolicyServerConfig, startPolicyServer } from '@rx/policy-server';
 
 const chaosEnvSchema = z.discriminatedUnion('CHAOS_MODEL', [
   z.object({ CHAOS_MODEL: z.literal('hash-chain') }),

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { freePort } from '../../apps/controller/src/infra/free-port';
+import { unusedPort as freePort } from '@rx/backend/testing';
 
 
 export interface PrivateRedis {

@@ -6,12 +6,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { run as advantages } from '../../apps/cli/src/commands/advantages.command';
-import { run as data } from '../../apps/cli/src/commands/data.command';
-import { run as decide } from '../../apps/cli/src/commands/decide.command';
-import { run as grade } from '../../apps/cli/src/commands/grade.command';
-import { run as report } from '../../apps/cli/src/commands/report.command';
-import { run as validate } from '../../apps/cli/src/commands/validate.command';
+import {
+  advantagesCommand as advantages,
+  dataCommand as data,
+  decideCommand as decide,
+  gradeCommand as grade,
+  reportCommand as report,
+  validateCommand as validate,
+} from '@rx/cli';
 import { expectOneLineUserError, mapLimit, REPO_ROOT, runInProcess, spawnRx, STACK_TRACE, type CliResult } from './cli-harness';
 import { fuzzParams, fuzzRuns, fuzzTimeoutMs, SAMPLE_SEED } from './fuzz-config';
 

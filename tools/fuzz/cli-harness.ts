@@ -3,7 +3,7 @@
 // apps/cli/src/main.ts) for the end-to-end samples, a bounded number of processes at a time.
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
-import { UserError } from '../../apps/cli/src/user-error';
+import { UserError } from '@rx/cli';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 

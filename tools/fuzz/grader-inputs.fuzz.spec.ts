@@ -4,7 +4,7 @@
 // the lib's own (MissingGroundTruthError for a dataset answer without '####', LatexConversionError).
 import fc from 'fast-check';
 import { extractBoxed, gradeCompletion, isEquivalent, latexToText, MAX_ANSWER_CHARS, MissingGroundTruthError, normalizeAnswer, normalizeExpression, type GradeResult } from '@rx/grading';
-import { LatexConversionError } from '../../libs/grading/src/latex-to-text';
+import { LatexConversionError } from '@rx/grading';
 import { fuzzParams, tryWithCpuTime } from './fuzz-config';
 import { closedNested, completion, datasetAnswer, hugeNumber, latexFragment, megabyte, nested, unicode } from './grader-arbitraries';
 

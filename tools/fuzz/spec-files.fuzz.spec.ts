@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { formatJsonPath, loadSpecText, parseSpec, type ExperimentSpec, type SpecParseResult } from '@rx/spec';
-import { run as validate } from '../../apps/cli/src/commands/validate.command';
+import { validateCommand as validate } from '@rx/cli';
 import { mapLimit, REPO_ROOT, runInProcess, spawnRx, STACK_TRACE, type CliResult } from './cli-harness';
 import { fuzzParams, fuzzRuns, fuzzTimeoutMs, SAMPLE_SEED, tryWithCpuTime } from './fuzz-config';
 import { damagedJsonText, getAt, jsonPaths, mutatedJson, smallJson, type Json } from './json-mutation';

@@ -1,7 +1,7 @@
 // One valid payload per queue of the catalog, the starting points of the payload mutations. Typed as the
 // catalog's payload types, so a schema change that these no longer fit is a compile error here.
 import type { QueuePayloads, StepPlan } from '@rx/contracts';
-import { fixtureTrainStep } from '../../libs/contracts/src/testing/payload-fixtures';
+import { fixtureTrainStep } from '@rx/contracts/testing';
 
 const header = { runId: 'fuzz-run.1', arm: 'gs1_kernel', step: 3 } as const;
 

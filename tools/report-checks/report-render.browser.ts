@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildReportModel, chartJsBundle, readRunDir, renderReportHtml, writeReport, writeSyntheticRun, type SyntheticRun } from '@rx/report';
+import { buildReportModel, chartJsBundle, readRunDir, renderReportHtml, writeReport } from '@rx/report';
+import { writeSyntheticRun, type SyntheticRun } from '@rx/report/testing';
 import { CANVAS_PROBE, type CanvasProbe } from './canvas-probe';
 import { launchHeadlessChromium, type HeadlessChromium } from './headless-chromium';
 

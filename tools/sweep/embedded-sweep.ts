@@ -16,8 +16,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ARITH_DATASET_SEED, TRAIN_SHUFFLE_SEED } from '../../apps/controller/src/experiment/experiment-data';
-import { loraFor, stepRequestFor } from '../../apps/controller/src/experiment/step-schedule';
+import { ARITH_DATASET_SEED, loraFor, stepRequestFor, TRAIN_SHUFFLE_SEED } from '@rx/controller';
 import { scoreArith } from '../pretrain/arith-eval';
 
 interface Options {

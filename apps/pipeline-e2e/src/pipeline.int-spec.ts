@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { jobIdFor, QUEUE_CATALOG, type StepEvent, type StepRecord } from '@rx/contracts';
 import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline, type ScoredRollout } from '@rx/estimators';
-import { parseExposition } from '@rx/metrics';
+import { parseExposition } from '@rx/metrics/testing';
 import { createRedisHarness, HASH_CHAIN_BACKEND_URL, QueueRepository, RedisRolloutWindowStore, StepLog, testStepRequest, type TestArm } from '@rx/pipeline';
 import { startServiceProcess, type ServiceProcess } from './service-process';
 

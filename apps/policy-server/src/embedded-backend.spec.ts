@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CHAR_VOCAB_SIZE, TinkerBackend, float32Wire, type Datum, type PolicyBackend } from '@rx/backend';
+import { CHAR_VOCAB_SIZE, TinkerBackend, type Datum, type PolicyBackend } from '@rx/backend';
+import { float32Wire } from '@rx/backend/testing';
 import { EMBEDDED_BASE_MODEL, EmbeddedBackend, initBaseParams, writeBaseCheckpoint } from '@rx/embedded-model';
 import { loadEmbeddedBackend } from './backend.factory';
 import { policyServerConfig } from './config';

@@ -4,7 +4,7 @@
 // /metrics, instead of hanging.
 import type { PolicyBackend, SamplingClient } from '@rx/backend';
 import { deadLetterJobId, jobIdFor } from '@rx/contracts';
-import { parseExposition } from '@rx/metrics';
+import { parseExposition } from '@rx/metrics/testing';
 import { createRedisHarness, HashChainPolicyBackend, QueueRepository, testStepRequest } from '@rx/pipeline';
 import { loadSamplerConfig } from './config';
 import { startSampler } from './sampler.app';

@@ -1,11 +1,11 @@
 // The Qwen3.5 renderer (thinking disabled) with the cookbook GSM8K prompt, over a tiny byte-level BPE
-// tokenizer.json fixture that has Qwen's special tokens (testing/fixtures/tiny-qwen-tokenizer.json).
+// tokenizer.json fixture that has Qwen's special tokens (libs/backend/testing/fixtures/tiny-qwen-tokenizer.json).
 import path from 'node:path';
 import { BOXED_ANSWER_SUFFIX, gsm8kConversation, standardFewshotPrefix } from './gsm8k-prompt';
 import { Qwen3_5Renderer, qwen3_5PromptSegments } from './qwen3-renderer';
 import { loadTokenizerFromPath } from './qwen3-renderer.tokenizer';
 
-const FIXTURE = path.join(__dirname, 'testing', 'fixtures', 'tiny-qwen-tokenizer.json');
+const FIXTURE = path.join(__dirname, '..', 'testing', 'fixtures', 'tiny-qwen-tokenizer.json');
 
 describe('gsm8k prompt', () => {
   it('is the cookbook one-shot prefix and the question with the boxed suffix', () => {

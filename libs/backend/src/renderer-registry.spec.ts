@@ -9,7 +9,7 @@ import { charRenderer } from './char-renderer';
 import { TokenizerLoadError } from './qwen3-renderer.tokenizer';
 import { UnknownBaseModelError, rendererFor } from './renderer-registry';
 
-const FIXTURE = path.join(__dirname, 'testing', 'fixtures', 'tiny-qwen-tokenizer.json');
+const FIXTURE = path.join(__dirname, '..', 'testing', 'fixtures', 'tiny-qwen-tokenizer.json');
 
 describe('rendererFor', () => {
   it('gives the character renderer for the embedded model', async () => {

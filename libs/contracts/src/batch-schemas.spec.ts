@@ -2,7 +2,7 @@ import { deadLetterSchema } from './dead-letter.schema';
 import { MAX_BATCH_ENTRIES, MAX_SEQUENCE_TOKENS } from './prompt.schema';
 import { QUEUE_CATALOG } from './queue-catalog';
 import { stepRecordSchema } from './step-record.schema';
-import { fixtureTrainStep } from './testing/payload-fixtures';
+import { fixtureTrainStep } from '@rx/contracts/testing';
 
 const schema = QUEUE_CATALOG['train-steps'].schema;
 

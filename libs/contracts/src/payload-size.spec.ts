@@ -1,6 +1,6 @@
 import { INLINE_PAYLOAD_LIMIT_BYTES, payloadBytes } from './payload-size';
 import { QUEUE_CATALOG } from './queue-catalog';
-import { fixtureTrainStep } from './testing/payload-fixtures';
+import { fixtureTrainStep } from '@rx/contracts/testing';
 
 describe('payload size of a 64 x 512-token batch', () => {
   // The heaviest payload of the pipeline: every rollout's tokens and logprobs plus advantages. Prompts of 256

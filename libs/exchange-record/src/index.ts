@@ -7,5 +7,3 @@ export { decisionValidation, OBSERVATIONS_NOT_RETAINED } from './validators/deci
 export { restorationValidation, SHARED_INIT_ARM } from './validators/restoration-validation';
 export { feasibilityValidation, MEASURED_PHASES, projectedWallSeconds } from './validators/feasibility-validation';
 export { correctnessValidation, filePins, isUnresolved } from './validators/correctness-validation';
-// test support: an intact record with its files, for the validators' tests here and the controller's
-export { intactRecord, expectedRun as intactExpectedRun, type IntactRecord } from './testing/intact-record.fixture';

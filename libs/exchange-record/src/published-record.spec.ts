@@ -1,8 +1,8 @@
-// The published run's own record (transcribed in testing/published-record.fixture.json from
+// The published run's own record (transcribed in published-record.fixture.json from
 // ../shared/seed/published-record.txt) through this checker: each validator fails with the status the exchange
 // gave it, and for the reasons the exchange gave (each of the exchange's issues opens one of ours; ours may say
 // more, e.g. that the predictions files the scores name were never shipped).
-import published from './testing/published-record.fixture.json';
+import published from './published-record.fixture.json';
 import { checkRecord } from './check-record';
 import type { ExpectedRun, RecordEvidence } from './record-evidence';
 

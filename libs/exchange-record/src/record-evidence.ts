@@ -1,6 +1,5 @@
 // What the validators judge a record against, besides the record itself: the files it names, re-read from the run
 // directory (their sha256 from the bytes, and their text), and what the spec pre-registered (ExpectedRun).
-import { createHash } from 'node:crypto';
 
 /** a file the record names, as found in the run directory; null when it is not there */
 export type RecordFile = { sha256: string; text: string } | null;
@@ -73,9 +72,7 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-export function sha256Text(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+export { sha256Text } from './sha256';
 
 /** the lines of a JSONL text that parse as objects; null when any line does not */
 export function jsonLines(text: string): Array<Record<string, unknown>> | null {

@@ -3,4 +3,4 @@ export * from './boxed-answer';
 export * from './math-grade';
 export * from './problem-reward';
 export { normalizeAnswer, normalizeExpression } from './answer-normalize';
-export { latexToText } from './latex-to-text';
+export { LatexConversionError, latexToText } from './latex-to-text';

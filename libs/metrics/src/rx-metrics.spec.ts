@@ -1,6 +1,6 @@
 import { METRIC_NAMES } from './metric-names';
 import { createRxMetrics, metricSamples } from './rx-metrics';
-import { parseExposition } from './testing/parse-exposition';
+import { parseExposition } from '@rx/metrics/testing';
 
 describe('metric names', () => {
   it('follow rx_<area>_<thing>[_<unit>] with _total counters and _seconds histograms', () => {

@@ -4,4 +4,3 @@ export * from './report-model';
 export * from './report-html';
 export * from './report-writer';
 export * from './provenance';
-export * from './testing/synthetic-run.fixture';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { renderReportHtml } from './report-html';
 import { buildReportModel, COLORS, paddedRange, type ChartSpec, type ReportModel } from './report-model';
 import { readRunDir } from './run-dir';
-import { writeSyntheticRun, type SyntheticRun } from './testing/synthetic-run.fixture';
+import { writeSyntheticRun, type SyntheticRun } from '@rx/report/testing';
 
 type Dataset = { label: string; data: unknown[]; type?: string; pointBackgroundColor?: string[] };
 const datasets = (c: ChartSpec | undefined): Dataset[] => (c?.config.data.datasets ?? []) as unknown as Dataset[];

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSy
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { readRunDir, RunDirError, pilotLabel } from './run-dir';
-import { writeSyntheticRun } from './testing/synthetic-run.fixture';
+import { writeSyntheticRun } from '@rx/report/testing';
 
 describe('readRunDir', () => {
   let work: string;

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { writeSyntheticRun } from '@rx/report';
+import { writeSyntheticRun } from '@rx/report/testing';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 // each case starts a node process (about half a second idle; much more on a loaded machine)

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
 import { arithDataset } from '@rx/datasets';
-import { parseExposition, type ParsedFamily } from '@rx/metrics';
+import { parseExposition, type ParsedFamily } from '@rx/metrics/testing';
 import { baselineArm, treatmentArm } from '@rx/spec';
 import { REPO_ROOT } from '../infra/repo-root';
-import type { PilotResult } from '@rx/run-dir';
 import { checkCompletedRun, jsonLines } from './run-directory.check';
+import type { PilotResult } from '@rx/run-dir';
 
 jest.setTimeout(300_000);
 /** the run's own deadline, under jest's: a run that hangs is stopped and reported with where it was */

@@ -1,4 +1,5 @@
-import { feasibilityValidation, intactExpectedRun as expectedRun, intactRecord, type ExchangeRecord } from '@rx/exchange-record';
+import { feasibilityValidation, type ExchangeRecord } from '@rx/exchange-record';
+import { intactExpectedRun as expectedRun, intactRecord } from '@rx/exchange-record/testing';
 import { exchangeFeasibility, recoveryReserveSeconds } from './exchange-feasibility';
 
 const phases = { setup: 4, preflight: 1, pilot: 14, training: 120, evaluation: 60, other: 1 };

@@ -3,7 +3,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createRxMetrics, parseExposition } from '@rx/metrics';
+import { createRxMetrics } from '@rx/metrics';
+import { parseExposition } from '@rx/metrics/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startControllerHttp } from '../http/controller-http';

@@ -1,4 +1,4 @@
-import { intactRecord } from '../testing/intact-record.fixture';
+import { intactRecord } from '@rx/exchange-record/testing';
 import { correctnessValidation } from './correctness-validation';
 
 const only = (r = intactRecord()) => correctnessValidation(r.record, r.evidence());

@@ -1,5 +1,5 @@
 import { sha256Text } from '../record-evidence';
-import { intactRecord } from '../testing/intact-record.fixture';
+import { intactRecord } from '@rx/exchange-record/testing';
 import { decisionValidation, OBSERVATIONS_NOT_RETAINED } from './decision-validation';
 
 const only = (r = intactRecord()) => decisionValidation(r.record, r.evidence());

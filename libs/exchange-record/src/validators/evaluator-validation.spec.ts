@@ -1,5 +1,5 @@
 import { sha256Text } from '../record-evidence';
-import { intactRecord } from '../testing/intact-record.fixture';
+import { intactRecord } from '@rx/exchange-record/testing';
 import { evaluatorIdentity, evaluatorValidation } from './evaluator-validation';
 
 const only = (r = intactRecord()) => evaluatorValidation(r.record, r.evidence());

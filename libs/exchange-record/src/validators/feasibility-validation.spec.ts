@@ -1,4 +1,4 @@
-import { intactRecord } from '../testing/intact-record.fixture';
+import { intactRecord } from '@rx/exchange-record/testing';
 import { feasibilityValidation, projectedWallSeconds } from './feasibility-validation';
 
 const only = (r = intactRecord()) => feasibilityValidation(r.record, r.evidence());

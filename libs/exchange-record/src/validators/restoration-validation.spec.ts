@@ -1,4 +1,4 @@
-import { intactRecord } from '../testing/intact-record.fixture';
+import { intactRecord } from '@rx/exchange-record/testing';
 import { restorationValidation } from './restoration-validation';
 
 const only = (r = intactRecord()) => restorationValidation(r.record, r.evidence());

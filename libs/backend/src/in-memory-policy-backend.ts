@@ -15,7 +15,7 @@ import type {
   SampledSequence,
   SamplingClient,
   TrainingClient,
-} from '../policy-backend';
+} from './policy-backend';
 
 export type InMemoryOp =
   | 'createLoraTrainingClient'

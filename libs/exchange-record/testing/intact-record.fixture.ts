@@ -2,9 +2,7 @@
 // built the way rx export builds one, for the validators' tests: each test alters one piece and expects its
 // validator to fail, and the intact one to pass.
 import { pairedHoeffding } from '@rx/stats';
-import type { ExchangeRecord } from '../exchange-record.schema';
-import { canonicalJson, sha256Text, type ExpectedRun, type RecordEvidence, type RecordFile } from '../record-evidence';
-import { evaluatorIdentity } from '../validators/evaluator-validation';
+import { canonicalJson, evaluatorIdentity, sha256Text, type ExchangeRecord, type ExpectedRun, type RecordEvidence, type RecordFile } from '@rx/exchange-record';
 
 export const ARMS = ['grpo_gs8', 'gs1_kernel'] as const;
 const ITEMS = Array.from({ length: 40 }, (_, i) => `arith-test-${i}`);

@@ -12,7 +12,7 @@ import { evaluateGates, formatGateReport, gateMetrics, type ActivationGateSource
 import { hoeffdingRecord, pairedHoeffding, percentile, type HoeffdingRecord, type HoeffdingRule } from '@rx/stats';
 import { mulberry32 } from '@rx/stats';
 
-export const FIXTURE_SPEC_FILE = path.resolve(__dirname, '../../../../specs/embedded.json');
+export const FIXTURE_SPEC_FILE = path.resolve(__dirname, '../../../specs/embedded.json');
 
 export interface SyntheticRunOptions {
   /** training steps per arm (default 6) */

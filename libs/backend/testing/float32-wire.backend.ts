@@ -1,7 +1,7 @@
 // A PolicyBackend as seen through Tinker's protobuf wire (SDK 0.25 and the service carry logprobs as float32):
 // sampled, prompt and training logprobs rounded to float32, losses and everything else unchanged. Tests compare
 // a backend driven over HTTP with the same one in-process through it.
-import type { PolicyBackend, SampledSequence, SamplingClient } from '../policy-backend';
+import type { PolicyBackend, SampledSequence, SamplingClient } from '@rx/backend';
 
 /** The backend's answers as they arrive over the protobuf wire. */
 export function float32Wire(backend: PolicyBackend): PolicyBackend {

@@ -1,9 +1,6 @@
 // Worst-case-sized payloads for the size and schema tests: Qwen-sized token ids (6 digits), float32 logprobs.
-import { compactFloat32 } from '../compact-float';
-import type { StepPlan } from '../step-plan.schema';
-import type { TrainStep } from '../train-step.schema';
+import { compactFloat32, type StepPlan, type TrainStep } from '@rx/contracts';
 import { mulberry32 } from '@rx/stats';
-
 
 export function fixturePlan(groupSize: number): StepPlan {
   return {
