@@ -7,7 +7,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InMemoryPolicyBackend, TinkerBackend, TinkerSessionLostError, type Datum, type PolicyBackend, type TinkerBackendOptions, type TinkerRetryEvent } from '@rx/backend';
+import {
+  InMemoryPolicyBackend,
+  TinkerBackend,
+  TinkerSessionLostError,
+  type Datum,
+  type PolicyBackend,
+  type TinkerBackendOptions,
+  type TinkerRetryEvent,
+} from '@rx/backend';
 import { float32Wire, startFaultProxy, type FaultProxy, type FaultProxyOptions } from '@rx/backend/testing';
 import { policyServerConfig } from './config';
 import { startPolicyServer } from './policy-server';

@@ -4,7 +4,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InMemoryPolicyBackend, TinkerApiError, TinkerBackend, TinkerConnectionError, TinkerRequestFailedError, type Datum, type InMemoryPolicyBackendOptions, type PolicyBackend, type TinkerBackendOptions, type TinkerRetryEvent } from '@rx/backend';
+import {
+  InMemoryPolicyBackend,
+  TinkerApiError,
+  TinkerBackend,
+  TinkerConnectionError,
+  TinkerRequestFailedError,
+  type Datum,
+  type InMemoryPolicyBackendOptions,
+  type PolicyBackend,
+  type TinkerBackendOptions,
+  type TinkerRetryEvent,
+} from '@rx/backend';
 import { float32Wire, startFaultProxy, unusedPort, type FaultProxy } from '@rx/backend/testing';
 import { policyServerConfig, type PolicyServerConfig } from './config';
 import { startPolicyServer, type PolicyServer } from './policy-server';
