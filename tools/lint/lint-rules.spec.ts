@@ -47,7 +47,6 @@ beforeAll(async () => {
   // up to date with the project.json files and imports as they are now
   await createProjectGraphAsync({ exitOnError: false });
   // the real eslint.config.js, required here: ESLint would load it with import(), which jest's vm does not allow
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const config = require(path.join(ROOT, 'eslint.config.js')) as ESLint.Options['overrideConfig'];
   eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: config });
 });
