@@ -44,3 +44,16 @@ export const evaluationSchema = jsonObject({
 });
 export type EvaluationResult = z.infer<typeof evaluationSchema>;
 
+
+/** one line of <model>/eval.jsonl: one test item, greedily decoded and graded */
+export const evalLineSchema = jsonObject({
+  item_id: z.string(),
+  correct: z.boolean(),
+  /** the content of the last \boxed{}, null when there is none */
+  extracted: z.string().nullable(),
+  completion: z.string(),
+  stop_reason: z.enum(['stop', 'length']),
+  format_ok: z.boolean(),
+  completion_tokens: z.number().int().nonnegative(),
+});
+export type EvalLine = z.infer<typeof evalLineSchema>;

@@ -13,7 +13,7 @@ import { seenDeadLetterSchema } from './dead-letter.schema';
 import { decisionSummarySchema } from './decision.schema';
 import { effectiveConfigSchema } from './effective-config.schema';
 import { endpointsSchema } from './endpoints.schema';
-import { evaluationSchema } from './evaluation.schema';
+import { evalLineSchema, evaluationSchema } from './evaluation.schema';
 import { pilotReportSchema, pilotResultSchema } from './pilot.schema';
 import { runRecordSchema } from './record.schema';
 import { RUN_FILE_NAMES, type RunDir } from './run-layout';
@@ -74,6 +74,7 @@ export const RUN_LINE_FILES = {
   [RUN_FILE_NAMES.steps]: stepRecordSchema,
   [RUN_FILE_NAMES.stepMetrics]: stepMetricsLineSchema,
   [RUN_FILE_NAMES.transcripts]: transcriptLineSchema,
+  [RUN_FILE_NAMES.eval]: evalLineSchema,
   [RUN_FILE_NAMES.deadLetters]: seenDeadLetterSchema,
 } as const;
 export type RunLineFileName = keyof typeof RUN_LINE_FILES;

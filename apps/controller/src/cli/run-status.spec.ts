@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { evaluateGates, formatGateReport } from '@rx/gates';
-import { writeRunFile } from '@rx/run-dir';
+import { appendRunLine, writeRunFile } from '@rx/run-dir';
 import { parseControllerConfig } from '../config';
-import { openRun } from '../experiment/run-experiment';
+import { openRun } from '../experiment/open-run';
 import { REPO_ROOT } from '../infra/repo-root';
 import { formatRunStatus, runStatus } from './run-status';
 
@@ -26,13 +26,14 @@ describe('rx status', () => {
   it('shows the dead letters the controller kept: how many, and the latest five with their reasons', () => {
     const run = open();
     for (let step = 0; step < 7; step++) {
-      run.dir.appendLine(run.dir.deadLettersFile, {
+      appendRunLine(run.dir, 'dead-letters.jsonl', run.dir.deadLettersFile, {
         deadLetterJobId: `dl-${step}`,
         sourceQueue: 'sample-requests',
         sourceJobId: `${run.manifest.runId}-gs1_kernel-${step}-sample`,
         reason: 'unrecoverable',
         error: `sample of job ${step} gave up after 3 attempts: the policy server answered 503`,
         receivedAt: '2026-12-02T12:00:00.000Z',
+        seen_at: '2026-12-02T12:00:01.000Z',
       });
     }
     const s = runStatus(run.dir.root);

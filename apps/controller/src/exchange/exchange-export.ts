@@ -8,12 +8,11 @@ import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
 import { evaluatorIdentity, exchangeRecordSchema, expectedRunOf, SHARED_INIT_ARM, type ExchangeRecord, type ExpectedRun } from '@rx/exchange-record';
 import { adamParamsFor } from '@rx/pipeline';
-import { parseSpec, type ExperimentSpec } from '@rx/spec';
+import type { ExperimentSpec } from '@rx/spec';
 import { REPO_ROOT } from '../infra/repo-root';
-import type { PreflightResult } from '../phases/preflight/preflight.phase';
 import { observationFiles } from '../phases/record/record.phase';
 import { sha256Hex, sha256Json } from '../run/canonical-json';
-import { BASE_EVAL_NAME, RunDir, type DecisionSummary, type EvaluationResult, type RunRecord, type SharedInitResult, type ArmTraining } from '@rx/run-dir';
+import { BASE_EVAL_NAME, readRunFileIfExists, readRunLines, RunDir, RunFileError, type ArmTraining, type EvaluationResult, type RunFileName, type RunFileType, type SharedInitResult } from '@rx/run-dir';
 import { correctnessPaths, REVISION_FILES, SHIPPED_FILES_DIR } from './correctness-paths';
 import { exchangeFeasibility } from './exchange-feasibility';
 
@@ -28,17 +27,29 @@ export class ExportError extends Error {
   override readonly name = 'ExportError';
 }
 
+/** spec.json, read back through its schema */
 export function readRunSpec(dir: RunDir): ExperimentSpec {
-  if (!dir.exists(dir.specFile)) throw new ExportError(`${dir.root} holds no spec.json: not a run directory`);
-  const parsed = parseSpec(dir.readJson(dir.specFile));
-  if (!parsed.ok) throw new ExportError(`${dir.specFile} no longer parses (${parsed.errors[0]})`);
-  return parsed.spec;
+  try {
+    const spec = readRunFileIfExists(dir, 'spec.json');
+    if (spec === null) throw new ExportError(`${dir.root} holds no spec.json: not a run directory`);
+    return spec;
+  } catch (err) {
+    if (err instanceof RunFileError) throw new ExportError(err.message);
+    throw err;
+  }
 }
 
-function need<T>(dir: RunDir, file: string, what: string): T {
-  const v = dir.readJsonIfExists<T>(file);
-  if (v === null) throw new ExportError(`${dir.relative(file)} is missing: the run has no ${what} (run it to the end, or resume it)`);
-  return v;
+/** a file of the run the export needs, read back through its schema: missing or damaged is an ExportError (one line) */
+function need<N extends RunFileName>(dir: RunDir, name: N, what: string, file?: string): RunFileType<N> {
+  let value: RunFileType<N> | null;
+  try {
+    value = readRunFileIfExists(dir, name, file);
+  } catch (err) {
+    if (err instanceof RunFileError) throw new ExportError(err.message);
+    throw err;
+  }
+  if (value === null) throw new ExportError(`${dir.relative(file ?? dir.path(name))} is missing: the run has no ${what} (run it to the end, or resume it)`);
+  return value;
 }
 
 function writeLines(dir: RunDir, rel: string, rows: unknown[]): string {
@@ -47,7 +58,7 @@ function writeLines(dir: RunDir, rel: string, rows: unknown[]): string {
 }
 
 function stepZero(dir: RunDir, t: ArmTraining): StepRecord | null {
-  return dir.readLines<StepRecord>(dir.stepsFile(t.arm)).find((r) => r.runId === t.run_id && r.step === 0) ?? null;
+  return readRunLines(dir, '<arm>/steps.jsonl', dir.stepsFile(t.arm)).find((r) => r.runId === t.run_id && r.step === 0) ?? null;
 }
 
 function initialization(dir: RunDir, spec: ExperimentSpec, expected: ExpectedRun, init: SharedInitResult, training: Record<string, ArmTraining>): ExchangeRecord['initialization_provenance'] {
@@ -113,7 +124,7 @@ function evaluationSection(dir: RunDir, spec: ExperimentSpec, evaluation: Evalua
   // the item manifest: the items of the first model evaluated, in order; the evaluator's count binds it to what the
   // evaluation phase loaded, so an item dropped from every file still shows
   const first = evaluation.models[BASE_EVAL_NAME] ?? Object.values(evaluation.models)[0];
-  const ids = dir.readLines<{ item_id: string }>(dir.path(first.file)).map((l) => l.item_id);
+  const ids = readRunLines(dir, '<model>/eval.jsonl', dir.path(first.file)).map((l) => l.item_id);
   const manifest_sha256 = writeLines(dir, ITEMS_FILE, ids.map((item_id) => ({ item_id })));
   const e = evaluation.evaluator;
   const evaluator = {
@@ -136,7 +147,7 @@ function evaluationSection(dir: RunDir, spec: ExperimentSpec, evaluation: Evalua
 }
 
 function observations(dir: RunDir, expected: ExpectedRun, evaluation: EvaluationResult): ExchangeRecord['decision'] {
-  const correct = (arm: string) => new Map(dir.readLines<{ item_id: string; correct: boolean }>(dir.path(evaluation.models[arm].file)).map((l) => [l.item_id, l.correct ? 1 : 0]));
+  const correct = (arm: string) => new Map(readRunLines(dir, '<model>/eval.jsonl', dir.path(evaluation.models[arm].file)).map((l) => [l.item_id, l.correct ? 1 : 0]));
   const t = correct(expected.treatment);
   const b = correct(expected.baseline);
   const rows = [...t.keys()].filter((id) => b.has(id)).map((item_id) => ({ item_id, treatment: t.get(item_id), baseline: b.get(item_id) }));
@@ -158,14 +169,14 @@ export function buildExchangeRecord(root: string): { file: string; record: Excha
   const dir = new RunDir(root);
   const spec = readRunSpec(dir);
   const expected = expectedRunOf(spec);
-  const record = need<RunRecord>(dir, dir.recordFile, 'record.json');
-  const preflight = need<PreflightResult>(dir, dir.preflightFile, 'correctness preflight');
-  const init = need<SharedInitResult>(dir, dir.sharedInitFile, 'shared initialisation');
-  const evaluation = need<EvaluationResult>(dir, dir.evaluationFile, 'evaluation');
-  const decision = need<DecisionSummary>(dir, dir.decisionFile, 'decision');
-  const effective = need<Record<string, unknown>>(dir, dir.effectiveConfigFile, 'effective configuration');
+  const record = need(dir, 'record.json', 'record.json');
+  const preflight = need(dir, 'preflight.json', 'correctness preflight');
+  const init = need(dir, 'shared-init.json', 'shared initialisation');
+  const evaluation = need(dir, 'evaluation.json', 'evaluation');
+  const decision = need(dir, 'decision-summary.json', 'decision');
+  const effective = need(dir, 'effective-config.json', 'effective configuration');
   const training: Record<string, ArmTraining> = {};
-  for (const a of spec.arms) training[a.name] = need<ArmTraining>(dir, dir.trainingFile(a.name), `training of ${a.name}`);
+  for (const a of spec.arms) training[a.name] = need(dir, '<arm>/training.json', `training of ${a.name}`, dir.trainingFile(a.name));
 
   shipRevisionFiles(dir);
   const stepsTrained = Math.min(...Object.values(training).map((t) => t.steps));
@@ -180,14 +191,14 @@ export function buildExchangeRecord(root: string): { file: string; record: Excha
       effective: {
         base_model: effective.base_model,
         lora_rank: effective.lora_rank,
-        dataset: (effective.data as { dataset: { name: string } }).dataset.name,
+        dataset: effective.data.dataset.name,
         steps: effective.steps,
         batch_size: effective.batch_size,
         max_seq_len: effective.max_seq_len,
-        max_tokens: (effective.sampling as { maxTokens: number }).maxTokens,
-        arms: (effective.arms as Array<{ name: string }>).map((a) => a.name),
-        n_examples: (effective.data as { n_train: number }).n_train,
-        n_eval: (effective.data as { n_test: number }).n_test,
+        max_tokens: effective.sampling.maxTokens,
+        arms: effective.arms.map((a) => a.name),
+        n_examples: effective.data.n_train,
+        n_eval: effective.data.n_test,
       },
       stepsTrained,
       armsTrained: Object.keys(training),

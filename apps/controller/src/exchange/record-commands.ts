@@ -2,7 +2,7 @@
 //   export:       writes <run>/exchange/record.json and the files it names; exit 0, 2 when the run lacks a part
 //   check-record: one line per validator; exit 0 when every validator passes, 3 when one fails, 2 a user mistake
 // (rx run's last step and rx status use exchange-lines.ts)
-import { RunUserError } from '../experiment/run-experiment';
+import { RunUserError } from '../experiment/run-options';
 import { checkRunRecord } from './check-run-record';
 import { buildExchangeRecord, ExportError } from './exchange-export';
 

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { parseControllerConfig } from '../config';
 import { REPO_ROOT } from '../infra/repo-root';
 import { sha256Hex } from '../run/canonical-json';
-import { defaultBackend, openRun, RunUserError } from './run-experiment';
+import { defaultBackend, openRun } from './open-run';
+import { RunUserError } from './run-options';
 
 const EMBEDDED = path.join(REPO_ROOT, 'specs', 'embedded.json');
 const config = (env: Record<string, string> = {}) => parseControllerConfig(env);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { freePort } from '../infra/free-port';
 import { REPO_ROOT } from '../infra/repo-root';
-import { checkTinkerCredentials } from './run-experiment';
+import { checkTinkerCredentials } from './tinker-credentials';
 
 jest.setTimeout(60_000);
 

@@ -8,8 +8,8 @@ import { evalSettings } from '@rx/spec';
 import { throwIfAborted, type ExperimentContext } from '../../experiment/experiment-context';
 import { REPO_ROOT } from '../../infra/repo-root';
 import { sha256Hex, sha256Json } from '../../run/canonical-json';
-import { BASE_EVAL_NAME, readRunFileIfExists, writeRunFile, type DecodingSettings, type EvaluationResult, type EvaluatorIdentity, type ModelEvaluation, type SharedInitResult, type TrainingResult } from '@rx/run-dir';
-import { evaluateItems, type EvalLine } from './evaluator';
+import { BASE_EVAL_NAME, readRunFileIfExists, writeRunFile, type DecodingSettings, type EvalLine, type EvaluationResult, type EvaluatorIdentity, type ModelEvaluation, type SharedInitResult, type TrainingResult } from '@rx/run-dir';
+import { evaluateItems } from './evaluator';
 
 /** the evaluator's own source and the grading library it calls, relative to the repository root */
 export function evaluatorCodeFiles(): string[] {

@@ -7,18 +7,9 @@ import type { Renderer, SamplingClient } from '@rx/backend';
 import type { Problem } from '@rx/datasets';
 import { gradeCompletion } from '@rx/grading';
 import { mapConcurrent } from '@rx/pipeline';
-import type { DecodingSettings } from '@rx/run-dir';
+import type { DecodingSettings, EvalLine } from '@rx/run-dir';
 
-export interface EvalLine {
-  item_id: string;
-  correct: boolean;
-  /** the content of the last \boxed{}, null when there is none */
-  extracted: string | null;
-  completion: string;
-  stop_reason: 'stop' | 'length';
-  format_ok: boolean;
-  completion_tokens: number;
-}
+export type { EvalLine } from '@rx/run-dir';
 
 export interface EvaluateOptions {
   client: SamplingClient;

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { budget, correctnessPreflight, type ExperimentSpec } from '@rx/spec';
-import { PREDICTION_FIELDS, readRunFileIfExists, type ArmTraining, type PhaseName, type PhaseSeconds, type RunDir, type RunManifest, type RunRecord, type RunState, type ProjectionConfig } from '@rx/run-dir';
+import { PREDICTION_FIELDS, readRunFileIfExists, writeRunFile, type ArmTraining, type RunStateStore, type PhaseName, type PhaseSeconds, type RunDir, type RunManifest, type RunRecord, type RunState, type ProjectionConfig } from '@rx/run-dir';
 import { REPO_ROOT } from '../../infra/repo-root';
 import { sha256Hex, sha256Json } from '../../run/canonical-json';
 import { feasibility } from './feasibility';
@@ -117,4 +117,18 @@ export function buildRecord(i: RecordInput): RunRecord {
     attempts: i.state.attempts,
     environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: i.cpus },
   };
+}
+
+/**
+ * Writes record.json when an attempt ends (complete, stopped or failed), then again with the record phase's own
+ * wall time in it; the record as written.
+ */
+export function writeRecord(i: Omit<RecordInput, 'state'>, state: RunStateStore): RunRecord {
+  const started = Date.now();
+  writeRunFile(i.dir, 'record.json', buildRecord({ ...i, state: state.state }));
+  state.addWall('record', (Date.now() - started) / 1000);
+  state.complete('record');
+  const record = buildRecord({ ...i, state: state.state });
+  writeRunFile(i.dir, 'record.json', record);
+  return record;
 }
