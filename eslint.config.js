@@ -153,7 +153,14 @@ module.exports = [
   {
     files: pureFiles.files,
     ignores: [...pureFiles.ignores, ...TEST_FILES],
-    rules: { 'no-restricted-imports': ['error', { patterns: [...PURE, TESTING_FOLDER] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...PURE, TESTING_FOLDER] }],
+      // the way around an import declaration, closed: a pure lib loads no module at run time
+      'no-restricted-syntax': ['error', ...['CallExpression[callee.name="require"]', 'ImportExpression'].map((selector) => ({
+        selector,
+        message: 'a pure lib (type:domain, type:schema, type:contract) loads modules only by import declarations (require() and import() would pass the purity check by).',
+      }))],
+    },
   },
   {
     files: TEST_FILES,

@@ -54,7 +54,7 @@ beforeAll(async () => {
 describe('eslint.config.js module boundaries', () => {
   it('has a fixture for each rule and clean ones', () => {
     const rules = new Set(fixtures.flatMap((f) => f.expected.map((e) => e.ruleId)));
-    expect([...rules].sort()).toEqual(['@nx/enforce-module-boundaries', 'no-restricted-imports']);
+    expect([...rules].sort()).toEqual(['@nx/enforce-module-boundaries', 'no-restricted-imports', 'no-restricted-syntax']);
     expect(fixtures.filter((f) => f.expected.length === 0).length).toBeGreaterThanOrEqual(3);
   });
 
