@@ -3,7 +3,7 @@
 // step requests and waits for the step-complete events, noting when each arrived.
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { jobIdFor, QUEUE_CATALOG, type QueueName, type StepEvent, type StepRequest } from '@rx/contracts';
+import { jobIdFor, QUEUE_CATALOG, stepCompleteOrThrow, type QueueName, type StepComplete, type StepRequest } from '@rx/contracts';
 import { QueueRepository, RedisConnectionFactory } from '@rx/pipeline';
 import { randomBytes } from 'node:crypto';
 import { processMemory, startNodeProcess, stopAll, type BenchProcess, type ProcessMemory } from './bench-process';
@@ -72,7 +72,7 @@ export class ServiceStack {
 }
 
 export interface ReceivedEvent {
-  event: StepEvent;
+  event: StepComplete;
   /** performance.now() when the controller's worker received it */
   receivedAt: number;
 }
@@ -92,7 +92,7 @@ export class StepDriver {
       'step-events',
       async (job: Job) => {
         const receivedAt = performance.now();
-        const event = QUEUE_CATALOG['step-events'].schema.parse(job.data);
+        const event = stepCompleteOrThrow(QUEUE_CATALOG['step-events'].schema.parse(job.data));
         const k = key(event);
         const r = { event, receivedAt };
         this.seen.set(k, r);

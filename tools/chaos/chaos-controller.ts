@@ -95,7 +95,7 @@ export async function runChaosController(o: ChaosControllerOptions): Promise<Run
     'step-events',
     async (job) => {
       const e = QUEUE_CATALOG['step-events'].schema.parse(job.data);
-      events.add(`${e.runId}/${e.arm}/${e.step}`);
+      if (e.kind === 'step-complete') events.add(`${e.runId}/${e.arm}/${e.step}`);
     },
     { connection: connections.worker(), prefix: o.prefix, concurrency: 4 },
   );

@@ -1,18 +1,13 @@
-// Starts the advantage service (main.ts, the e2e test and the controller call this).
-import type { Type } from '@nestjs/common';
-import { bootstrapService, cachedRendererResolver, type ProcessorMap, type RunningService, type ServiceStartOptions, type WorkerHostLike } from '@rx/pipeline';
-import { AdvantageModule } from './advantage.module';
-import { AdvantageProcessor } from './advantage.processor';
+// The advantage service: the graph's `advantage` edge (graded-rollouts -> train-steps) on BullMQ, with each arm's
+// rollout window in Redis; /health and /metrics. main.ts, the e2e tests and the controller start it with this.
+import { bootstrapService, cachedRendererResolver, RedisRolloutWindowStore, type RunningService, type ServiceStartOptions } from '@rx/pipeline';
 import type { AdvantageConfig } from './config';
-
-export const ADVANTAGE_PROCESSORS: ProcessorMap<'advantage', Type<WorkerHostLike>> = { 'graded-rollouts': AdvantageProcessor };
 
 export function startAdvantage(opts: ServiceStartOptions<AdvantageConfig>): Promise<RunningService> {
   return bootstrapService({
     ...opts,
     service: 'advantage',
     renderers: opts.renderers ?? cachedRendererResolver(),
-    module: (runtime) => AdvantageModule.forRuntime(runtime),
-    processors: ADVANTAGE_PROCESSORS,
+    stageDeps: (runtime) => ({ windows: new RedisRolloutWindowStore(runtime.connections.producer(), runtime.config.RX_QUEUE_PREFIX) }),
   });
 }

@@ -6,7 +6,7 @@ import { Worker, type Job } from 'bullmq';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { jobIdFor, QUEUE_CATALOG, type StepEvent, type StepRecord } from '@rx/contracts';
+import { jobIdFor, QUEUE_CATALOG, stepCompleteOrThrow, type StepComplete as StepEvent, type StepRecord } from '@rx/contracts';
 import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline, type ScoredRollout } from '@rx/estimators';
 import { parseExposition } from '@rx/metrics/testing';
 import { createRedisHarness, HASH_CHAIN_BACKEND_URL, QueueRepository, RedisRolloutWindowStore, StepLog, testStepRequest, type TestArm } from '@rx/pipeline';
@@ -58,7 +58,7 @@ beforeAll(async () => {
   controller = new Worker(
     'step-events',
     async (job: Job) => {
-      const e = QUEUE_CATALOG['step-events'].schema.parse(job.data);
+      const e = stepCompleteOrThrow(QUEUE_CATALOG['step-events'].schema.parse(job.data));
       const k = key(e.runId, e.arm, e.step);
       events.set(k, e);
       waiters.get(k)?.(e);

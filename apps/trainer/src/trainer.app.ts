@@ -1,22 +1,17 @@
-// Starts the trainer (main.ts, the e2e test and the controller call this).
-import type { Type } from '@nestjs/common';
-import { bootstrapService, cachedRendererResolver, type ProcessorMap, type RunningService, type ServiceStartOptions, type WorkerHostLike } from '@rx/pipeline';
+// The trainer: the graph's `prepare` (step-requests -> sample-requests) and `train` (train-steps -> step-events)
+// edges on BullMQ, sharing the arms' training clients (rebuilt from the ledger's committed states after a restart)
+// and the step ledger in Redis; /health and /metrics. main.ts, the e2e tests and the controller start it with this.
+import { bootstrapService, cachedRendererResolver, RedisTrainerStepLedger, StepLog, TrainingClientPool, type RunningService, type ServiceStartOptions } from '@rx/pipeline';
 import type { TrainerConfig } from './config';
-import { PrepareStepProcessor } from './prepare-step.processor';
-import { TrainProcessor } from './train.processor';
-import { TrainerModule } from './trainer.module';
-
-export const TRAINER_PROCESSORS: ProcessorMap<'trainer', Type<WorkerHostLike>> = {
-  'step-requests': PrepareStepProcessor,
-  'train-steps': TrainProcessor,
-};
 
 export function startTrainer(opts: ServiceStartOptions<TrainerConfig>): Promise<RunningService> {
   return bootstrapService({
     ...opts,
     service: 'trainer',
     renderers: opts.renderers ?? cachedRendererResolver(),
-    module: (runtime) => TrainerModule.forRuntime(runtime),
-    processors: TRAINER_PROCESSORS,
+    stageDeps: (runtime) => {
+      const ledger = new RedisTrainerStepLedger(runtime.connections.producer(), runtime.config.RX_QUEUE_PREFIX);
+      return { ledger, trainers: new TrainingClientPool(runtime.backend, ledger), stepLog: new StepLog(runtime.config.RX_DATA_DIR), log: (e, f) => runtime.log(e, f) };
+    },
   });
 }

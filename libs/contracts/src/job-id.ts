@@ -7,8 +7,22 @@ export function jobIdFor(header: StepHeader, stage: StageName): string {
   return `${header.runId}-${header.arm}-${header.step}-${stage}`;
 }
 
+// `<run>-<arm>-<step>-<stage>[-...]` back to its header (arms have no '-'; a run id may); null for any other id
+const JOB_ID = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})-([a-z][a-z0-9_]{0,31})-(\d{1,9})-(prepare|sample|grade|advantage|train|complete)(?:-.*)?$/;
+
+export function parseJobId(jobId: string): StepHeader | null {
+  const m = JOB_ID.exec(jobId);
+  return m ? { runId: m[1], arm: m[2], step: Number(m[3]) } : null;
+}
+
 // id = `<source queue>-<source job id with ':' replaced>-dead`
 export function deadLetterJobId(sourceQueue: string, sourceJobId: string | undefined, receivedAtMs: number): string {
   const source = (sourceJobId ?? `anonymous-${receivedAtMs}`).replace(/:/g, '_');
   return `${sourceQueue}-${source}-dead`;
+}
+
+// id = `<run>-<arm>-<step>-<stage>-failed-<ms>`: a step-failed event never takes the id its step-complete will use,
+// and a step that fails again after a resume gets an event of its own
+export function stepFailedJobId(header: StepHeader, stage: StageName, receivedAtMs: number): string {
+  return `${jobIdFor(header, stage)}-failed-${receivedAtMs}`;
 }

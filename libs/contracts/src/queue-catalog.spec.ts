@@ -1,4 +1,4 @@
-import { deadLetterJobId, jobIdFor } from './job-id';
+import { deadLetterJobId, jobIdFor, parseJobId, stepFailedJobId } from './job-id';
 import { QUEUE_CATALOG } from './queue-catalog';
 import { QUEUE_NAME_LIST, QUEUE_NAMES } from './queue-names';
 
@@ -27,8 +27,20 @@ describe('queue catalog', () => {
     }
   });
 
-  it('stage of each queue follows the pipeline order', () => {
-    expect(QUEUE_NAME_LIST.map((q) => QUEUE_CATALOG[q].stage)).toEqual(['prepare', 'sample', 'grade', 'advantage', 'train', 'complete', 'dead-letter']);
+  it('step-events carries both a step-complete and a step-failed event, and refuses any other kind', () => {
+    const schema = QUEUE_CATALOG['step-events'].schema;
+    const failed = {
+      runId: 'r',
+      arm: 'a',
+      step: 2,
+      kind: 'step-failed',
+      stage: 'grade',
+      deadLetterJobId: 'rollouts-r-a-2-grade-dead',
+      deadLetter: { sourceQueue: 'rollouts', sourceJobId: 'r-a-2-grade', reason: 'unrecoverable', error: 'boom', receivedAt: '2026-12-03T00:00:00.000Z' },
+    };
+    expect(schema.safeParse(failed).success).toBe(true);
+    expect(schema.safeParse({ ...failed, kind: 'step-lost' }).success).toBe(false);
+    expect(schema.safeParse({ ...failed, stage: 'nowhere' }).success).toBe(false);
   });
 });
 
@@ -37,6 +49,21 @@ describe('job ids', () => {
     const id = jobIdFor({ runId: 'gs1-vs-grpo.v1', arm: 'gs1_kernel', step: 12 }, 'advantage');
     expect(id).toBe('gs1-vs-grpo.v1-gs1_kernel-12-advantage');
     expect(id.split('-').slice(-3)).toEqual(['gs1_kernel', '12', 'advantage']);
+  });
+
+  it('of a step-failed event never equal the step-complete id of the same step, and differ by time', () => {
+    const h = { runId: 'r', arm: 'a', step: 3 };
+    expect(stepFailedJobId(h, 'grade', 5)).not.toBe(jobIdFor(h, 'complete'));
+    expect(stepFailedJobId(h, 'grade', 5)).not.toBe(stepFailedJobId(h, 'grade', 6));
+    expect(stepFailedJobId(h, 'grade', 5)).not.toMatch(/:/);
+  });
+
+  it('parse back to their step, including a run id with dashes and a step-failed id; other ids do not', () => {
+    const h = { runId: 'run-2026-12-03', arm: 'gs1_kernel', step: 12 };
+    expect(parseJobId(jobIdFor(h, 'train'))).toEqual(h);
+    expect(parseJobId(stepFailedJobId(h, 'grade', 7))).toEqual(h);
+    expect(parseJobId('rollouts-x-dead')).toBeNull();
+    expect(parseJobId('r-Arm-1-train')).toBeNull();
   });
 
   it('differ for every (arm, step, stage) of a run', () => {

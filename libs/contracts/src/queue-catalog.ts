@@ -1,5 +1,6 @@
-// The queue catalog: each queue once, with its payload schema, the stage its jobs are for, and its job options.
-// Producers parse with `schema` before adding; consumers safeParse with it before any work.
+// The queue catalog: each queue once, with its payload schema and its job options. Producers parse with `schema`
+// before adding; consumers safeParse with it before any work. Who consumes a queue and what it feeds is the
+// pipeline graph's to say (libs/pipeline/src/pipeline-graph.ts), nowhere else.
 import type { z } from 'zod';
 import { deadLetterSchema } from './dead-letter.schema';
 import { gradedBatchSchema } from './graded-batch.schema';
@@ -7,7 +8,6 @@ import { BATCH_JOB_DEFAULTS, DEAD_LETTER_JOB_DEFAULTS, LIGHT_JOB_DEFAULTS, type 
 import { QUEUE_NAMES, type QueueName } from './queue-names';
 import { sampleRequestSchema } from './sample-request.schema';
 import { sampledBatchSchema } from './sampled-batch.schema';
-import type { StageName } from './stage-name';
 import { stepEventSchema } from './step-event.schema';
 import { stepRequestSchema } from './step-request.schema';
 import { trainStepSchema } from './train-step.schema';
@@ -15,8 +15,6 @@ import { trainStepSchema } from './train-step.schema';
 export interface QueueSpec<S extends z.ZodTypeAny = z.ZodTypeAny> {
   readonly name: QueueName;
   readonly schema: S;
-  /** the stage that consumes the queue's jobs: the last field of their job ids */
-  readonly stage: StageName | 'dead-letter';
   readonly jobOptions: JobDefaults;
   readonly description: string;
 }
@@ -25,49 +23,42 @@ export const QUEUE_CATALOG = Object.freeze({
   [QUEUE_NAMES.stepRequests]: {
     name: QUEUE_NAMES.stepRequests,
     schema: stepRequestSchema,
-    stage: 'prepare',
     jobOptions: LIGHT_JOB_DEFAULTS,
     description: 'controller -> trainer: start step N of an arm with these prompts',
   },
   [QUEUE_NAMES.sampleRequests]: {
     name: QUEUE_NAMES.sampleRequests,
     schema: sampleRequestSchema,
-    stage: 'sample',
     jobOptions: LIGHT_JOB_DEFAULTS,
     description: 'trainer -> sampler: sample the step from the saved weights',
   },
   [QUEUE_NAMES.rollouts]: {
     name: QUEUE_NAMES.rollouts,
     schema: sampledBatchSchema,
-    stage: 'grade',
     jobOptions: BATCH_JOB_DEFAULTS,
     description: 'sampler -> grader: sampled completions with phi and logprobs',
   },
   [QUEUE_NAMES.gradedRollouts]: {
     name: QUEUE_NAMES.gradedRollouts,
     schema: gradedBatchSchema,
-    stage: 'advantage',
     jobOptions: BATCH_JOB_DEFAULTS,
     description: 'grader -> advantage: rollouts with their rewards',
   },
   [QUEUE_NAMES.trainSteps]: {
     name: QUEUE_NAMES.trainSteps,
     schema: trainStepSchema,
-    stage: 'train',
     jobOptions: BATCH_JOB_DEFAULTS,
     description: 'advantage -> trainer: rollouts with advantages and the step gate metrics',
   },
   [QUEUE_NAMES.stepEvents]: {
     name: QUEUE_NAMES.stepEvents,
     schema: stepEventSchema,
-    stage: 'complete',
     jobOptions: LIGHT_JOB_DEFAULTS,
-    description: 'trainer -> controller: step N committed',
+    description: 'trainer -> controller: step N committed; any service -> controller: step N failed for good',
   },
   [QUEUE_NAMES.deadLetters]: {
     name: QUEUE_NAMES.deadLetters,
     schema: deadLetterSchema,
-    stage: 'dead-letter',
     jobOptions: DEAD_LETTER_JOB_DEFAULTS,
     description: 'any consumer -> humans: jobs that failed their schema or must not be retried',
   },

@@ -1,15 +1,14 @@
-// The same five stage functions as the services, called in one process without Redis or queues, each payload
-// parsed against the catalog as the transport does at both edges. The overhead benchmark runs a step both ways.
+// The pipeline in one process, without Redis: the graph's edges run by the same edge runner as the services, on
+// the in-memory transport (every payload parsed at both edges, as on BullMQ). The overhead benchmark runs a step
+// this way and through the services, so it compares the same code over two transports.
 import type { PolicyBackend } from '@rx/backend';
-import { QUEUE_CATALOG, type StepEvent, type StepRequest } from '@rx/contracts';
-import { randomUUID } from 'node:crypto';
+import { jobIdFor, QUEUE_CATALOG, stepCompleteOrThrow, type StepComplete, type StepRequest } from '@rx/contracts';
+import { runEdge } from './edge-runner';
+import { InMemoryTransport } from './in-memory-transport';
+import { PIPELINE_GRAPH, type EdgeOfService, type PipelineService, type StageDeps, type StageMetrics } from './pipeline-graph';
 import type { RendererResolver } from './renderer-resolver';
 import { InMemoryRolloutWindowStore, type RolloutWindowStore } from './rollout-window.store';
-import { computeAdvantages } from './stages/advantage.stage';
-import { gradeBatch, type GradeFn } from './stages/grade.stage';
-import { prepareStep } from './stages/prepare-step.stage';
-import { sampleBatch } from './stages/sample.stage';
-import { trainStep } from './stages/train.stage';
+import type { GradeFn } from './stages/grade.stage';
 import { InMemoryTrainerStepLedger, type TrainerStepLedger } from './trainer-step.ledger';
 import { TrainingClientPool } from './training-client.pool';
 
@@ -22,34 +21,48 @@ export interface InProcessPipelineDeps {
   ledger?: TrainerStepLedger;
 }
 
+/** no metrics in process: the benchmark times the steps itself */
+const NO_METRICS: StageMetrics & { countDeadLetter(): void; observeStage(): void } = {
+  countRollouts: () => undefined,
+  recordStep: () => undefined,
+  stepCommitted: () => undefined,
+  countDeadLetter: () => undefined,
+  observeStage: () => undefined,
+};
+
 export class InProcessPipeline {
   readonly windows: RolloutWindowStore;
   readonly ledger: TrainerStepLedger;
-  private readonly trainers: TrainingClientPool;
+  private readonly stageDeps: Omit<StageDeps, 'controller'>;
 
-  constructor(private readonly deps: InProcessPipelineDeps) {
+  constructor(deps: InProcessPipelineDeps) {
     this.windows = deps.windows ?? new InMemoryRolloutWindowStore();
     this.ledger = deps.ledger ?? new InMemoryTrainerStepLedger();
-    this.trainers = new TrainingClientPool(deps.backend, this.ledger);
+    this.stageDeps = {
+      trainer: { ledger: this.ledger, trainers: new TrainingClientPool(deps.backend, this.ledger), stepLog: { append: async () => false } },
+      sampler: { backend: deps.backend, renderers: deps.renderers, concurrency: deps.concurrency },
+      grader: { renderers: deps.renderers, grade: deps.grade },
+      advantage: { windows: this.windows },
+    };
   }
 
-  /** runs one step of one arm to its step-complete event */
-  async runStep(request: StepRequest): Promise<StepEvent> {
-    const req = QUEUE_CATALOG['step-requests'].schema.parse(request);
-    const prepared = await prepareStep(req, { ledger: this.ledger, trainers: this.trainers });
-    if (prepared.outcome === 'skipped') {
-      const record = await this.ledger.record(req, req.step);
-      if (!record) throw new Error(`step ${req.step} of ${req.runId}/${req.arm} is in flight elsewhere`);
-      return QUEUE_CATALOG['step-events'].schema.parse({ runId: req.runId, arm: req.arm, step: req.step, kind: 'step-complete', outcome: 'skipped', record });
+  /** runs one step of one arm, edge after edge, to its step-complete event */
+  async runStep(request: StepRequest): Promise<StepComplete> {
+    const transport = new InMemoryTransport();
+    await transport.enqueue('step-requests', request, jobIdFor(request, 'prepare'));
+    for (const edge of PIPELINE_GRAPH) {
+      if (edge.service === 'controller') continue;
+      const job = transport.take(edge.consumes);
+      if (!job) break; // nothing sent on: the step was committed already, or is being trained elsewhere
+      const service = edge.service as Exclude<PipelineService, 'controller'>;
+      await runEdge(edge as EdgeOfService<typeof service>, job, { queues: transport, deps: this.stageDeps[service] as never, metrics: NO_METRICS });
     }
-    const sampleReq = QUEUE_CATALOG['sample-requests'].schema.parse(prepared.sample);
-    const renderer = await this.deps.renderers(sampleReq.plan.baseModel);
-    const sampled = QUEUE_CATALOG.rollouts.schema.parse(await sampleBatch(sampleReq, { backend: this.deps.backend, renderer, concurrency: this.deps.concurrency }));
-    const graded = QUEUE_CATALOG['graded-rollouts'].schema.parse(gradeBatch(sampled, { renderer, grade: this.deps.grade }));
-    const train = QUEUE_CATALOG['train-steps'].schema.parse(await computeAdvantages(graded, { windows: this.windows }));
-    const outcome = await trainStep(train, { ledger: this.ledger, trainers: this.trainers, attemptToken: randomUUID() });
-    const record = outcome.record ?? (await this.ledger.record(train, train.step));
-    if (!record) throw new Error(`step ${train.step} of ${train.runId}/${train.arm} skipped without a record`);
-    return QUEUE_CATALOG['step-events'].schema.parse({ runId: train.runId, arm: train.arm, step: train.step, kind: 'step-complete', outcome: outcome.outcome, record });
+    const job = transport.take('step-events');
+    if (job) {
+      return stepCompleteOrThrow(QUEUE_CATALOG['step-events'].schema.parse(job.data));
+    }
+    const record = await this.ledger.record(request, request.step);
+    if (!record) throw new Error(`step ${request.step} of ${request.runId}/${request.arm} is in flight elsewhere`);
+    return { runId: request.runId, arm: request.arm, step: request.step, kind: 'step-complete', outcome: 'skipped', record };
   }
 }

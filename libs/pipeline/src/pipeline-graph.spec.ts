@@ -1,5 +1,5 @@
 import { QUEUE_NAME_LIST } from '@rx/contracts';
-import { assertProcessorCoverage, PIPELINE_GRAPH, queuesConsumedBy, queuesTouchedBy, SINK_QUEUES, stepDeadlineMs } from './pipeline-graph';
+import { edgesOf, jobNameOf, PIPELINE_GRAPH, queuesConsumedBy, queuesTouchedBy, SINK_QUEUES, stepDeadlineMs } from './pipeline-graph';
 
 describe('pipeline graph', () => {
   it('is one chain: each stage feeds the queue the next one consumes, and the controller closes the loop', () => {
@@ -26,19 +26,20 @@ describe('pipeline graph', () => {
 
   it('lists what each service consumes and touches', () => {
     expect(queuesConsumedBy('trainer')).toEqual(['step-requests', 'train-steps']);
-    expect(queuesTouchedBy('grader').sort()).toEqual(['dead-letters', 'graded-rollouts', 'rollouts']);
+    expect(queuesTouchedBy('grader').sort()).toEqual(['dead-letters', 'graded-rollouts', 'rollouts', 'step-events']);
   });
 });
 
-describe('assertProcessorCoverage (start-up check)', () => {
-  it('passes when each consumed queue has one processor', () => {
-    expect(() => assertProcessorCoverage('trainer', ['step-requests', 'train-steps'])).not.toThrow();
+describe('edges of a service', () => {
+  it('are the ones the graph gives it, in graph order, each with its stage function', () => {
+    expect(edgesOf('trainer').map((e) => e.stage)).toEqual(['prepare', 'train']);
+    expect(edgesOf('controller').map((e) => e.consumes)).toEqual(['step-events']);
+    for (const e of PIPELINE_GRAPH) expect(typeof e.run).toBe('function');
   });
 
-  it('refuses a queue with no consumer, one with two, and one of another service', () => {
-    expect(() => assertProcessorCoverage('trainer', ['train-steps'])).toThrow("trainer: refusing to start: queue 'step-requests' has no consumer");
-    expect(() => assertProcessorCoverage('grader', ['rollouts', 'rollouts'])).toThrow("queue 'rollouts' has 2 consumers");
-    expect(() => assertProcessorCoverage('grader', ['rollouts', 'train-steps'])).toThrow("queue 'train-steps' belongs to service 'trainer'");
-    expect(() => assertProcessorCoverage('grader', ['rollouts', 'dead-letters'])).toThrow("queue 'dead-letters' is not consumed by any service");
+  it('name their jobs after the consuming stage (dead letters: dead-letter)', () => {
+    expect(jobNameOf('rollouts')).toBe('grade');
+    expect(jobNameOf('step-events')).toBe('complete');
+    expect(jobNameOf('dead-letters')).toBe('dead-letter');
   });
 });

@@ -3,43 +3,179 @@
 //   controller --step-requests--> trainer.prepare --sample-requests--> sampler.sample --rollouts-->
 //   grader.grade --graded-rollouts--> advantage.advantage --train-steps--> trainer.train --step-events--> controller
 //
-// Each edge names the service that consumes the queue, the stage function it runs (./stages), the queue it feeds,
-// and how long one attempt of a job may take (consumeJob enforces it; a job that keeps failing is retried with
-// the queue's back-off and then dead-lettered, so a step that cannot complete stops with its reason).
-// A worker holds a job under a lock it renews every half lock while alive (RX_LOCK_MS); a dead worker's job
-// is handed to another after the lock expires. A live but slow worker mistaken for dead is harmless: every
-// effect is idempotent (job ids, the window written once, the trainer's fenced ledger claim).
-import { QUEUE_CATALOG, type QueueName, type StageName } from '@rx/contracts';
+// Each edge names the service that consumes a queue, the queue it feeds, how long one attempt may take, and its
+// stage function (`run`: the consumed payload in, the produced payload out, or null for nothing to send on). The
+// edge runner (./edge-runner.ts) does the rest for every edge alike: parse, run, enqueue the output under its
+// deterministic job id, time it, dead-letter what cannot be done and tell the controller (a `step-failed` event).
+// A service is its edges: libs/queue's edge workers run them on BullMQ, InProcessPipeline on an in-memory transport.
+// Adding a stage: one entry here, one schema in the queue catalog, one stage function.
+import { randomUUID } from 'node:crypto';
+import type { PolicyBackend } from '@rx/backend';
+import { QUEUE_CATALOG, type PayloadOf, type QueueName, type StageName, type StepEvent, type StepRecord } from '@rx/contracts';
+import { stepMetricsOf, type RxMetrics } from '@rx/metrics';
+import type { RendererResolver } from './renderer-resolver';
+import type { RolloutWindowStore } from './rollout-window.store';
+import { computeAdvantages } from './stages/advantage.stage';
+import { gradeBatch, type GradeFn } from './stages/grade.stage';
+import { prepareStep } from './stages/prepare-step.stage';
+import { sampleBatch } from './stages/sample.stage';
+import { trainStep } from './stages/train.stage';
+import type { TrainerStepLedger } from './trainer-step.ledger';
+import type { TrainingClientPool } from './training-client.pool';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
+/** What each service's stage functions need, built once when the service starts. */
+export interface StageDeps {
+  trainer: {
+    ledger: TrainerStepLedger;
+    trainers: TrainingClientPool;
+    stepLog: { append(record: StepRecord): Promise<boolean> };
+    /** one JSON line per notable event (a take-over of an in-doubt step) */
+    log?: (event: string, fields: Record<string, unknown>) => void;
+  };
+  sampler: { backend: PolicyBackend; renderers: RendererResolver; /** backend requests in flight at most (RX_CONCURRENCY) */ concurrency: number };
+  grader: { renderers: RendererResolver; /** libs/grading gradeCompletion */ grade: GradeFn };
+  advantage: { windows: RolloutWindowStore };
+  controller: { deliver(event: StepEvent): void };
+}
+
+export type PipelineService = keyof StageDeps;
+
+/** The metrics a stage function reports beside the runner's own (stage time, dead letters). */
+export type StageMetrics = Pick<RxMetrics, 'countRollouts' | 'recordStep' | 'stepCommitted'>;
+
+export interface StageContext<S extends PipelineService> {
+  deps: StageDeps[S];
+  metrics: StageMetrics;
+  /** the delivery being run (a redelivery has the same id and a higher attemptsMade) */
+  job: { id?: string; attemptsMade: number };
+}
+
+export interface PipelineEdgeOf<St extends StageName, S extends PipelineService, C extends QueueName, P extends QueueName> {
+  readonly stage: St;
+  readonly service: S;
+  readonly consumes: C;
+  readonly produces: P;
+  /** one attempt's time limit (the runner enforces it; RX_STAGE_TIMEOUT_MS overrides it) */
+  readonly timeoutMs: number;
+  /** the stage: what to send on `produces` (parsed there by the catalog), or null for nothing */
+  run(payload: PayloadOf<C>, ctx: StageContext<S>): Promise<PayloadOf<P> | null>;
+}
+
+function edge<const St extends StageName, const S extends PipelineService, const C extends QueueName, const P extends QueueName>(
+  e: PipelineEdgeOf<St, S, C, P>,
+): PipelineEdgeOf<St, S, C, P> {
+  return e;
+}
+
 export const PIPELINE_GRAPH = [
-  { stage: 'prepare', service: 'trainer', consumes: 'step-requests', produces: 'sample-requests', timeoutMs: 5 * MINUTE },
-  { stage: 'sample', service: 'sampler', consumes: 'sample-requests', produces: 'rollouts', timeoutMs: 30 * MINUTE },
-  { stage: 'grade', service: 'grader', consumes: 'rollouts', produces: 'graded-rollouts', timeoutMs: 5 * MINUTE },
-  { stage: 'advantage', service: 'advantage', consumes: 'graded-rollouts', produces: 'train-steps', timeoutMs: 2 * MINUTE },
-  { stage: 'train', service: 'trainer', consumes: 'train-steps', produces: 'step-events', timeoutMs: 30 * MINUTE },
-  // the controller (apps/controller) closes the loop: on step N complete it requests step N + 1
-  { stage: 'complete', service: 'controller', consumes: 'step-events', produces: 'step-requests', timeoutMs: 5 * MINUTE },
-] as const satisfies ReadonlyArray<{
-  stage: StageName;
-  service: string;
-  consumes: QueueName;
-  produces: QueueName;
-  timeoutMs: number;
-}>;
+  edge({
+    stage: 'prepare',
+    service: 'trainer',
+    consumes: 'step-requests',
+    produces: 'sample-requests',
+    timeoutMs: 5 * MINUTE,
+    // save the arm's weights for sampling (a step already committed or in training: nothing to sample)
+    async run(request, { deps }) {
+      const prepared = await prepareStep(request, deps);
+      return prepared.outcome === 'ready' ? prepared.sample : null;
+    },
+  }),
+  edge({
+    stage: 'sample',
+    service: 'sampler',
+    consumes: 'sample-requests',
+    produces: 'rollouts',
+    timeoutMs: 30 * MINUTE,
+    // every prompt's completions from the saved weights, all requests in flight up to RX_CONCURRENCY
+    async run(request, { deps, metrics }) {
+      const renderer = await deps.renderers(request.plan.baseModel);
+      const batch = await sampleBatch(request, { backend: deps.backend, renderer, concurrency: deps.concurrency });
+      metrics.countRollouts('sample', batch.arm, batch.rollouts.length);
+      return batch;
+    },
+  }),
+  edge({
+    stage: 'grade',
+    service: 'grader',
+    consumes: 'rollouts',
+    produces: 'graded-rollouts',
+    timeoutMs: 5 * MINUTE,
+    // the cookbook reward of every completion
+    async run(batch, { deps, metrics }) {
+      const renderer = await deps.renderers(batch.plan.baseModel);
+      const graded = gradeBatch(batch, { renderer, grade: deps.grade });
+      metrics.countRollouts('grade', graded.arm, graded.rollouts.length);
+      return graded;
+    },
+  }),
+  edge({
+    stage: 'advantage',
+    service: 'advantage',
+    consumes: 'graded-rollouts',
+    produces: 'train-steps',
+    timeoutMs: 2 * MINUTE,
+    // the arm's estimator against the rollout window (advanced once per step), and the step's gate metrics
+    async run(batch, { deps, metrics }) {
+      const step = await computeAdvantages(batch, deps);
+      metrics.countRollouts('advantage', step.arm, step.rollouts.length);
+      metrics.recordStep(step.arm, { rewardMean: step.gate.rewardMean, fracNonzeroAdvantage: step.gate.fracNonzeroAdvantage, effectiveNeighbors: step.gate.effectiveNeighbors });
+      return step;
+    },
+  }),
+  edge({
+    stage: 'train',
+    service: 'trainer',
+    consumes: 'train-steps',
+    produces: 'step-events',
+    timeoutMs: 30 * MINUTE,
+    // the step applied exactly once on the arm's lineage (the ledger), logged, and announced; a replay of a
+    // committed step announces it again (same job id), so a crash between commit and announce loses nothing
+    async run(step, { deps, metrics, job }) {
+      // the fencing token of this delivery: a second delivery of the same job never holds the same claim
+      const attemptToken = `${job.id ?? 'job'}:${job.attemptsMade}:${randomUUID()}`;
+      const out = await trainStep(step, { ledger: deps.ledger, trainers: deps.trainers, attemptToken });
+      const record = out.record;
+      if (!record) return null;
+      if (out.outcome === 'applied' && out.tookOver) {
+        const { token, phase, since } = out.tookOver;
+        deps.log?.('step-taken-over', { runId: record.runId, arm: record.arm, step: record.step, from: { token, phase, since } });
+      }
+      await deps.stepLog.append(record);
+      if (out.outcome === 'applied') {
+        metrics.stepCommitted(record.arm);
+        metrics.countRollouts('train', record.arm, record.rollouts.length);
+        metrics.recordStep(record.arm, stepMetricsOf(record));
+      }
+      return { runId: record.runId, arm: record.arm, step: record.step, kind: 'step-complete', outcome: out.outcome, record };
+    },
+  }),
+  edge({
+    stage: 'complete',
+    service: 'controller',
+    consumes: 'step-events',
+    produces: 'step-requests',
+    timeoutMs: 5 * MINUTE,
+    // the controller (apps/controller's StepBus) hands the event to the wait for its step; it requests step N + 1
+    // itself when the phase wants one, so nothing is sent on from here
+    async run(event, { deps }) {
+      deps.deliver(event);
+      return null;
+    },
+  }),
+] as const;
 
 /** Queues with no consumer by design: every service writes to them, humans (bull-board) read them. */
 export const SINK_QUEUES = ['dead-letters'] as const satisfies readonly QueueName[];
 
 export type PipelineEdge = (typeof PIPELINE_GRAPH)[number];
-export type PipelineService = PipelineEdge['service'];
 export type SinkQueue = (typeof SINK_QUEUES)[number];
-export type QueuesConsumedBy<S extends PipelineService> = Extract<PipelineEdge, { service: S }>['consumes'];
-
-/** One processor per queue a service consumes: a missing queue does not compile. */
-export type ProcessorMap<S extends PipelineService, P = unknown> = { readonly [Q in QueuesConsumedBy<S>]: P };
+export type EdgeOfService<S extends PipelineService> = Extract<PipelineEdge, { service: S }>;
+export type QueuesConsumedBy<S extends PipelineService> = EdgeOfService<S>['consumes'];
+/** any edge, as the runner sees it: run takes the payload of the edge's own queue */
+export type AnyPipelineEdge = PipelineEdgeOf<StageName, PipelineService, QueueName, QueueName>;
 
 // Compile-time check: every queue but the sinks has a consumer in the graph.
 type Unconsumed = Exclude<QueueName, PipelineEdge['consumes'] | SinkQueue>;
@@ -55,53 +191,32 @@ export function edgeOfQueue(queue: QueueName): PipelineEdge | undefined {
   return PIPELINE_GRAPH.find((e) => e.consumes === queue);
 }
 
-export function queuesConsumedBy<S extends PipelineService>(service: S): Array<QueuesConsumedBy<S>> {
-  return PIPELINE_GRAPH.filter((e) => e.service === service).map((e) => e.consumes as QueuesConsumedBy<S>);
+/** the edges a service runs, in graph order */
+export function edgesOf<S extends PipelineService>(service: S): Array<EdgeOfService<S>> {
+  return PIPELINE_GRAPH.filter((e): e is EdgeOfService<S> => e.service === service);
 }
 
-/** The queues a service reads or writes (its /metrics reports their depth), dead letters included. */
+export function queuesConsumedBy<S extends PipelineService>(service: S): Array<QueuesConsumedBy<S>> {
+  return edgesOf(service).map((e) => e.consumes as QueuesConsumedBy<S>);
+}
+
+/** the BullMQ job name of a job on `queue`: the stage that consumes it (dead letters: 'dead-letter') */
+export function jobNameOf(queue: QueueName): StageName | 'dead-letter' {
+  return edgeOfQueue(queue)?.stage ?? 'dead-letter';
+}
+
+/** The queues a service reads or writes (its /metrics reports their depth): dead letters and step failures included. */
 export function queuesTouchedBy(service: PipelineService): QueueName[] {
-  const touched = new Set<QueueName>(['dead-letters']);
-  for (const e of PIPELINE_GRAPH) {
-    if (e.service === service) {
-      touched.add(e.consumes);
-      touched.add(e.produces);
-    }
+  const touched = new Set<QueueName>(['dead-letters', 'step-events']);
+  for (const e of edgesOf(service)) {
+    touched.add(e.consumes);
+    touched.add(e.produces);
   }
   return [...touched];
 }
 
-/**
- * The start-up check: a service's processors cover exactly the queues the graph gives it, one each.
- * `registered` lists, per processor class, the queue its @Processor names.
- */
-export function assertProcessorCoverage(service: PipelineService, registered: readonly QueueName[]): void {
-  const expected = new Set<QueueName>(queuesConsumedBy(service));
-  const seen = new Map<QueueName, number>();
-  for (const q of registered) seen.set(q, (seen.get(q) ?? 0) + 1);
-  const problems: string[] = [];
-  for (const q of expected) {
-    const n = seen.get(q) ?? 0;
-    if (n === 0) problems.push(`queue '${q}' has no consumer`);
-    if (n > 1) problems.push(`queue '${q}' has ${n} consumers`);
-  }
-  for (const q of seen.keys()) {
-    if (!expected.has(q)) {
-      const owner = edgeOfQueue(q)?.service;
-      problems.push(owner ? `queue '${q}' belongs to service '${owner}'` : `queue '${q}' is not consumed by any service`);
-    }
-  }
-  if (problems.length > 0) throw new Error(`${service}: refusing to start: ${problems.join('; ')}`);
-}
-
 /** a job stalled (its worker died) this many times is failed, then dead-lettered */
 export const MAX_STALLED_COUNT = 3;
-
-/** BullMQ worker options of a stage's @Processor: started by bootstrapService once health is up (which sets the lock from RX_LOCK_MS). */
-export function workerOptionsFor(stage: StageName): { autorun: false; lockDuration: number; stalledInterval: number; maxStalledCount: number; concurrency: number } {
-  edgeOfStage(stage);
-  return { autorun: false, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: MAX_STALLED_COUNT, concurrency: 2 };
-}
 
 // total back-off of a job retried until its last attempt: sum_{n=1}^{attempts-1} delay * 2^(n-1)
 function backoffTotalMs(queue: QueueName): number {

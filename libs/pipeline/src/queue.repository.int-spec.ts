@@ -1,6 +1,6 @@
 import { Job, Worker } from 'bullmq';
 import { createRxMetrics } from '@rx/metrics';
-import { consumeJob } from './job-consumer';
+import { consumeJob } from './edge-runner';
 import { QueueRepository } from './queue.repository';
 import { createRedisHarness } from './testing/redis-test-harness';
 import { testStepRequest } from './testing/step-requests';

@@ -13,6 +13,8 @@ import {
   type QueueName,
 } from '@rx/contracts';
 import type { QueueSnapshot } from '@rx/metrics';
+import { jobNameOf } from './pipeline-graph';
+import type { EnqueueResult, QueueProducer } from './queue-producer';
 import type { RedisConnectionFactory } from './redis-connection.factory';
 
 export interface QueueRepositoryOptions {
@@ -25,19 +27,6 @@ export interface QueueRepositoryOptions {
   now?: () => number;
 }
 
-export interface EnqueueResult {
-  jobId: string;
-  bytes: number;
-  byReference: boolean;
-}
-
-/** What producers need; the job consumer and the stage handlers depend on this, not on BullMQ. */
-export interface QueueProducer {
-  enqueue<Q extends QueueName>(queue: Q, payload: PayloadOf<Q>, jobId: string): Promise<EnqueueResult>;
-  deadLetter(entry: DeadLetter): Promise<void>;
-  /** the payload a by-reference job points at (sha256 checked) */
-  loadArtefact(envelope: ArtefactEnvelope): Promise<unknown>;
-}
 
 export class ArtefactError extends Error {
   constructor(message: string) {
@@ -87,13 +76,13 @@ export class QueueRepository implements QueueProducer {
       const envelope: ArtefactEnvelope = { $artefact: { key, sha256, bytes }, runId: header.runId, arm: header.arm, step: header.step };
       data = artefactEnvelopeSchema.parse(envelope);
     }
-    await this.queue(name).add(spec.stage, data, { ...spec.jobOptions, jobId });
+    await this.queue(name).add(jobNameOf(name), data, { ...spec.jobOptions, jobId });
     return { jobId, bytes, byReference };
   }
 
-  async deadLetter(entry: DeadLetter): Promise<void> {
+  async deadLetter(entry: DeadLetter): Promise<string> {
     const now = this.opts.now ?? Date.now;
-    await this.enqueue('dead-letters', entry, deadLetterJobId(entry.sourceQueue, entry.sourceJobId ?? undefined, now()));
+    return (await this.enqueue('dead-letters', entry, deadLetterJobId(entry.sourceQueue, entry.sourceJobId ?? undefined, now()))).jobId;
   }
 
   async loadArtefact(envelope: ArtefactEnvelope): Promise<unknown> {

@@ -1,4 +1,4 @@
-// Errors a stage function throws. The job consumer turns them into queue behaviour: retry, or dead letter.
+// Errors a stage function throws, and the edge runner's: they become queue behaviour (retry, or dead letter).
 
 /** The job must not be retried (a retry could apply an effect twice, or can never succeed). */
 export class UnrecoverableStageError extends Error {
@@ -13,6 +13,14 @@ export class OutOfOrderStepError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'OutOfOrderStepError';
+  }
+}
+
+/** The job was dead-lettered (and its step reported failed): the transport must not retry it. */
+export class DeadLetteredError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeadLetteredError';
   }
 }
 

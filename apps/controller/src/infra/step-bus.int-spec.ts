@@ -2,7 +2,7 @@
 // trainer does) and emits step-events; dead letters and stalls fail a wait with the reason.
 import { Worker, type Job } from 'bullmq';
 import { jobIdFor, QUEUE_CATALOG, type StepRecord, type StepRequest } from '@rx/contracts';
-import { createRedisHarness, QueueRepository } from '@rx/pipeline';
+import { createRedisHarness, deadLetterStep, QueueRepository } from '@rx/pipeline';
 import { StepBus, StepFailedError, type SeenDeadLetter } from './step-bus';
 
 const harness = createRedisHarness('controller-bus');
@@ -48,14 +48,15 @@ function recordFor(req: StepRequest): StepRecord {
 const seenLetters: SeenDeadLetter[] = [];
 
 beforeAll(async () => {
-  bus = new StepBus({ redisUrl: harness.url, prefix: harness.prefix, metrics, deadLetterPollMs: 100, onDeadLetter: (l) => seenLetters.push(l) });
+  bus = new StepBus({ redisUrl: harness.url, prefix: harness.prefix, metrics, onDeadLetter: (l) => seenLetters.push(l) });
   await bus.start();
   trainer = new Worker(
     'step-requests',
     async (job: Job) => {
       const req = QUEUE_CATALOG['step-requests'].schema.parse(job.data);
       if (refuse.has(req.runId)) {
-        await queues.deadLetter({ sourceQueue: 'step-requests', sourceJobId: job.id ?? null, reason: 'unrecoverable', error: 'the arm is in doubt', issues: [], dataPreview: '', receivedAt: new Date().toISOString() });
+        const letter = { sourceQueue: 'step-requests' as const, sourceJobId: job.id ?? null, reason: 'unrecoverable' as const, error: 'the arm is in doubt', issues: [], dataPreview: '', receivedAt: new Date().toISOString() };
+        await deadLetterStep(queues, letter, req);
         return { outcome: 'skipped', committed: -1 };
       }
       const record = recordFor(req);
@@ -102,7 +103,7 @@ describe('StepBus', () => {
     refuse.add('run-refused');
     await bus.request(request('run-refused', 0));
     await expect(bus.waitFor('run-refused', 'grpo_gs8', 0, 10_000)).rejects.toThrow(/refused by the pipeline: step-requests: the arm is in doubt/);
-    // reported once, for the run directory, however many polls saw it
+    // reported once, for the run directory
     await new Promise((r) => setTimeout(r, 300));
     expect(seenLetters).toEqual([
       expect.objectContaining({ sourceQueue: 'step-requests', sourceJobId: 'run-refused-grpo_gs8-0-prepare', reason: 'unrecoverable', error: 'the arm is in doubt' }),
@@ -149,9 +150,20 @@ describe('a step whose job id already holds another job', () => {
     expect((await bus.waitFor('run-resumed', 'grpo_gs8', 0, 10_000)).record.samplerPath).toBe('tinker://m/sampler_weights/run-resumed-grpo_gs8-0');
   });
 
-  it('fails the wait at once on an invalid-payload dead letter of the step', async () => {
+  it('fails the wait at once on an invalid-payload dead letter of the step (its step read from the job id)', async () => {
     await bus.request(request('run-invalid', 0)).catch(() => undefined);
-    await queues.deadLetter({ sourceQueue: 'step-requests', sourceJobId: 'run-invalid-grpo_gs8-1-prepare', reason: 'invalid-payload', error: 'prompts: expected array', issues: [], dataPreview: '', receivedAt: new Date().toISOString() });
+    const started = Date.now();
+    const letter = { sourceQueue: 'step-requests' as const, sourceJobId: 'run-invalid-grpo_gs8-1-prepare', reason: 'invalid-payload' as const, error: 'prompts: expected array', issues: [], dataPreview: '', receivedAt: new Date().toISOString() };
+    await deadLetterStep(queues, letter, { runId: 'run-invalid', arm: 'grpo_gs8', step: 1 });
     await expect(bus.waitFor('run-invalid', 'grpo_gs8', 1, 60_000)).rejects.toThrow(/refused by the pipeline: step-requests: prompts: expected array/);
+    expect(Date.now() - started).toBeLessThan(2_000); // pushed, not found by a poll
+  });
+
+  it('ignores a failure of the step from before it was requested again (a resumed run)', async () => {
+    const old = new Date(Date.now() - 60_000).toISOString();
+    await bus.request(request('run-again', 0));
+    const letter = { sourceQueue: 'rollouts' as const, sourceJobId: 'run-again-grpo_gs8-0-grade', reason: 'unrecoverable' as const, error: 'an old failure', issues: [], dataPreview: '', receivedAt: old };
+    await deadLetterStep(queues, letter, { runId: 'run-again', arm: 'grpo_gs8', step: 0 });
+    expect((await bus.waitFor('run-again', 'grpo_gs8', 0, 10_000)).record.samplerPath).toBe('tinker://m/sampler_weights/run-again-grpo_gs8-0');
   });
 });

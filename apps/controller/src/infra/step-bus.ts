@@ -1,25 +1,21 @@
 // The controller's side of the pipeline: it enqueues `step-requests` (validated by the catalog, job id
-// `<run>-<arm>-<step>-prepare`) and consumes `step-events` (validated the same way; a bad payload goes to the
-// dead-letter queue). A caller waits for one (run, arm, step); while it waits, a dead letter of that step (the
-// pipeline refused it) or a stalled step fails the wait with the reason instead of hanging. Every dead letter of
-// the runs it drives is handed to `onDeadLetter` once (the controller keeps them in the run directory for
-// `rx status`).
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker } from 'bullmq';
+// `<run>-<arm>-<step>-prepare`) and runs the graph's `complete` edge on `step-events` (the same edge workers as
+// every service). A caller waits for one (run, arm, step): its step-complete event resolves the wait; a
+// step-failed event (a stage dead-lettered a job of the step) or a stall fails it with the reason instead of
+// hanging. Every step-failed event of the runs it drives is handed to `onDeadLetter` once (the controller keeps
+// them in the run directory for `rx status`).
 import { Redis } from 'ioredis';
-import { jobIdFor, QUEUE_CATALOG, type StepEvent, type StepRequest } from '@rx/contracts';
-import { consumeJob, PIPELINE_GRAPH, QueueRepository, RedisConnectionFactory, throughRedisOutages } from '@rx/pipeline';
-import type { RxMetrics } from '@rx/metrics';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jobIdFor, QUEUE_CATALOG, type StepComplete, type StepEvent, type StepRequest } from '@rx/contracts';
+import { PIPELINE_GRAPH, QueueRepository, RedisConnectionFactory, startEdgeWorkers, throughRedisOutages, type EdgeWorkers, type JobConsumerDeps } from '@rx/pipeline';
 import { canonicalJson } from '../run/canonical-json';
 
 export interface StepBusOptions {
   redisUrl: string;
   prefix: string;
-  metrics: Pick<RxMetrics, 'countDeadLetter' | 'observeStage'>;
-  /** how often the dead-letter queue is checked while a step is awaited (default 2 s) */
-  deadLetterPollMs?: number;
+  metrics: JobConsumerDeps['metrics'];
   log?: (line: string) => void;
-  /** each dead letter of a tracked run, once */
+  /** each dead letter of a step of a tracked run, once */
   onDeadLetter?: (letter: SeenDeadLetter) => void;
 }
 
@@ -38,24 +34,31 @@ export class StepFailedError extends Error {
 }
 
 interface Waiter {
-  resolve: (e: StepEvent) => void;
+  resolve: (e: StepComplete) => void;
   reject: (e: Error) => void;
 }
 
-/** step-complete events kept for a later wait */
+/** step events kept for a later wait */
 const MAX_UNCLAIMED_EVENTS = 10_000;
 
-const keyOf = (runId: string, arm: string, step: number): string => `${runId}\u0000${arm}\u0000${step}`;
+const keyOf = (runId: string, arm: string, step: number): string => `${runId}\\u0000${arm}\\u0000${step}`;
+
+/** clocks of the services and the controller may differ by this much */
+const STALE_FAILURE_SKEW_MS = 5_000;
+
+/** the controller's edge runs no stage metrics of its own */
+const NO_STAGE_METRICS = { countRollouts: () => undefined, recordStep: () => undefined, stepCommitted: () => undefined };
 
 export class StepBus {
   private readonly connections: RedisConnectionFactory;
   private readonly queues: QueueRepository;
-  private worker: Worker | null = null;
+  private workers: EdgeWorkers | null = null;
   private readonly waiters = new Map<string, Waiter>();
-  private readonly arrived = new Map<string, StepEvent>();
+  /** events (a step-failed one as its error) that arrived before their wait */
+  private readonly arrived = new Map<string, StepComplete | StepFailedError>();
   private readonly seenDeadLetters = new Set<string>();
-  /** unrecoverable dead letters not yet turned into a failed wait */
-  private readonly unclaimedDeadLetters: SeenDeadLetter[] = [];
+  /** when each step was last requested: a step-failed event from before it (an earlier attempt of the run) is stale */
+  private readonly requestedAt = new Map<string, number>();
   private readonly runIds = new Set<string>();
   /** steps whose request BullMQ dropped (their job id held another job): their wait fails at once */
   private readonly refused = new Map<string, StepFailedError>();
@@ -79,25 +82,23 @@ export class StepBus {
     return this.opts.prefix;
   }
 
-  /** connects and starts consuming step-events */
+  /** connects and starts the `complete` edge on step-events */
   async start(): Promise<void> {
     await this.connections.ready();
-    this.worker = new Worker(
-      'step-events',
-      (job) =>
-        consumeJob('step-events', { id: job.id, data: job.data, attemptsMade: job.attemptsMade }, { queues: this.queues, metrics: this.opts.metrics }, async (event) => {
-          this.deliver(event);
-        }),
-      { connection: this.connections.worker(), prefix: this.opts.prefix, concurrency: 8, autorun: true },
-    );
-    this.worker.on('error', (err) => this.opts.log?.(`step-events worker: ${err.message}`));
-    await this.worker.waitUntilReady();
+    this.workers = startEdgeWorkers({
+      service: 'controller',
+      deps: { deliver: (event) => this.deliver(event) },
+      connections: this.connections,
+      queues: this.queues,
+      metrics: { ...NO_STAGE_METRICS, countDeadLetter: (q) => this.opts.metrics.countDeadLetter(q), observeStage: (s, a, t) => this.opts.metrics.observeStage(s, a, t) },
+      concurrency: 8,
+      lockMs: 30_000,
+      stalledIntervalMs: 15_000,
+      log: (event, fields) => this.opts.log?.(`step-events ${event}: ${JSON.stringify(fields)}`),
+    });
+    await Promise.all(this.workers.workers.map((w) => w.waitUntilReady()));
   }
 
-  /**
-   * Waits until every queue the pipeline consumes has a worker (the sampler, grader, advantage and trainer are
-   * up on this prefix); otherwise one line says which service is missing.
-   */
   /** Waits until every queue of the graph has a consumer; an abort (Ctrl-C) ends the wait at once with its reason. */
   async waitForConsumers(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     const needed = PIPELINE_GRAPH.filter((e) => e.service !== 'controller');
@@ -128,6 +129,8 @@ export class StepBus {
     const jobId = jobIdFor(req, 'prepare');
     const key = keyOf(req.runId, req.arm, req.step);
     this.refused.delete(key);
+    this.requestedAt.set(key, Date.now());
+    if (this.arrived.get(key) instanceof Error) this.arrived.delete(key);
     // a Redis restart while a step is requested waits for Redis instead of failing the run
     const enqueued = await throughRedisOutages(() => this.queues.enqueue('step-requests', req, jobId));
     if (enqueued.byReference) return;
@@ -151,8 +154,8 @@ export class StepBus {
     this.waiters.get(key)?.reject(this.refused.get(key) as Error);
   }
 
-  /** the step-complete event of (run, arm, step); rejects on a dead letter of the step, a stall, or fail() */
-  waitFor(runId: string, arm: string, step: number, stallTimeoutMs: number): Promise<StepEvent> {
+  /** the step-complete event of (run, arm, step); rejects on its step-failed event, a stall, or fail() */
+  waitFor(runId: string, arm: string, step: number, stallTimeoutMs: number): Promise<StepComplete> {
     const key = keyOf(runId, arm, step);
     this.track(runId);
     if (this.failure) return Promise.reject(this.failure);
@@ -161,24 +164,14 @@ export class StepBus {
     const ready = this.arrived.get(key);
     if (ready) {
       this.arrived.delete(key);
-      return Promise.resolve(ready);
+      return ready instanceof Error ? Promise.reject(ready) : Promise.resolve(ready);
     }
-    return new Promise<StepEvent>((resolve, reject) => {
-      const prefix = `${runId}-${arm}-${step}-`;
-      const poll = setInterval(() => {
-        void this.pollDeadLetters().then(() => {
-          const i = this.unclaimedDeadLetters.findIndex((l) => l.sourceJobId.startsWith(prefix));
-          if (i < 0) return;
-          const [letter] = this.unclaimedDeadLetters.splice(i, 1);
-          finish(new StepFailedError(`step ${step} of ${runId}/${arm} was refused by the pipeline: ${letter.sourceQueue}: ${letter.error ?? letter.reason}`));
-        });
-      }, this.opts.deadLetterPollMs ?? 2000);
+    return new Promise<StepComplete>((resolve, reject) => {
       const stall = setTimeout(
         () => finish(new StepFailedError(`step ${step} of ${runId}/${arm} did not complete within ${Math.round(stallTimeoutMs / 1000)} s; are the services running (see their logs)?`)),
         stallTimeoutMs,
       );
-      const finish = (outcome: StepEvent | Error): void => {
-        clearInterval(poll);
+      const finish = (outcome: StepComplete | Error): void => {
         clearTimeout(stall);
         this.waiters.delete(key);
         if (outcome instanceof Error) reject(outcome);
@@ -196,50 +189,38 @@ export class StepBus {
 
   private deliver(event: StepEvent): void {
     const key = keyOf(event.runId, event.arm, event.step);
+    let outcome: StepComplete | StepFailedError = event as StepComplete;
+    if (event.kind === 'step-failed') {
+      const { deadLetter } = event;
+      // a failure of an earlier request of the step (before a resume re-requested it): recorded, not delivered
+      const stale = Date.parse(deadLetter.receivedAt) < (this.requestedAt.get(key) ?? 0) - STALE_FAILURE_SKEW_MS;
+      if (this.runIds.has(event.runId) && !this.seenDeadLetters.has(event.deadLetterJobId)) {
+        this.seenDeadLetters.add(event.deadLetterJobId);
+        this.opts.onDeadLetter?.({ deadLetterJobId: event.deadLetterJobId, ...deadLetter, sourceJobId: deadLetter.sourceJobId ?? '' });
+      }
+      if (stale) {
+        this.opts.log?.(`step-events: a failure of step ${event.step} of ${event.runId}/${event.arm} from before it was requested again (ignored): ${deadLetter.error}`);
+        return;
+      }
+      outcome = new StepFailedError(`step ${event.step} of ${event.runId}/${event.arm} was refused by the pipeline: ${deadLetter.sourceQueue}: ${deadLetter.error || deadLetter.reason}`);
+    }
     const waiter = this.waiters.get(key);
     if (waiter) {
-      waiter.resolve(event);
+      if (outcome instanceof Error) waiter.reject(outcome);
+      else waiter.resolve(outcome);
       return;
     }
     // an event nobody waits for yet: kept (a resumed run may wait for it), the oldest dropped past the cap
     if (!this.runIds.has(event.runId)) this.opts.log?.(`step-events: an event of run ${event.runId}, which this controller has not requested (kept)`);
-    this.arrived.set(key, event);
+    this.arrived.set(key, outcome);
     if (this.arrived.size > MAX_UNCLAIMED_EVENTS) this.arrived.delete(this.arrived.keys().next().value as string);
-  }
-
-  /** reads the dead-letter queue; each new letter of a tracked run is reported once */
-  private async pollDeadLetters(): Promise<void> {
-    if (this.closed) return;
-    try {
-      const jobs = await this.queues.queue('dead-letters').getJobs(['waiting', 'delayed', 'completed', 'failed'], 0, 200);
-      for (const job of jobs) {
-        if (!job?.id || this.seenDeadLetters.has(job.id)) continue;
-        const data = job.data as { sourceJobId?: string | null; reason?: string; error?: string; sourceQueue?: string; receivedAt?: string };
-        const source = data.sourceJobId;
-        if (!source || ![...this.runIds].some((r) => source.startsWith(`${r}-`))) continue;
-        this.seenDeadLetters.add(job.id);
-        const letter: SeenDeadLetter = {
-          deadLetterJobId: job.id,
-          sourceQueue: data.sourceQueue ?? null,
-          sourceJobId: source,
-          reason: data.reason ?? 'unknown',
-          error: data.error ?? null,
-          receivedAt: data.receivedAt ?? null,
-        };
-        this.opts.onDeadLetter?.(letter);
-        // a step's job refused for any reason (an invalid payload too) fails that step's wait with the reason
-        this.unclaimedDeadLetters.push(letter);
-      }
-    } catch {
-      // Redis away for a moment: the next poll tries again
-    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.fail(new StepFailedError('the controller is shutting down'));
-    await this.worker?.close();
+    await this.workers?.close();
     await this.queues.close();
     await this.connections.close();
   }

@@ -1,7 +1,7 @@
 // TEST DOUBLE. A QueueProducer that records what it was given (for handler and consumer unit tests): each
 // enqueue is parsed with the catalog schema, as the real repository does.
-import { QUEUE_CATALOG, type ArtefactEnvelope, type DeadLetter, type PayloadOf, type QueueName } from '@rx/contracts';
-import type { EnqueueResult, QueueProducer } from '../queue.repository';
+import { deadLetterJobId, QUEUE_CATALOG, type ArtefactEnvelope, type DeadLetter, type PayloadOf, type QueueName } from '@rx/contracts';
+import type { EnqueueResult, QueueProducer } from '../queue-producer';
 
 export interface RecordedJob {
   queue: QueueName;
@@ -20,8 +20,9 @@ export class RecordingProducer implements QueueProducer {
     return { jobId, bytes: JSON.stringify(parsed).length, byReference: false };
   }
 
-  async deadLetter(entry: DeadLetter): Promise<void> {
+  async deadLetter(entry: DeadLetter): Promise<string> {
     this.deadLetters.push(QUEUE_CATALOG['dead-letters'].schema.parse(entry));
+    return deadLetterJobId(entry.sourceQueue, entry.sourceJobId ?? undefined, Date.parse(entry.receivedAt));
   }
 
   async loadArtefact(envelope: ArtefactEnvelope): Promise<unknown> {

@@ -1,7 +1,6 @@
-import { UnrecoverableError } from 'bullmq';
 import { createRxMetrics, metricSamples } from '@rx/metrics';
-import { consumeJob } from './job-consumer';
-import { OutOfOrderStepError, StageTimeoutError, UnrecoverableStageError } from './stage-errors';
+import { consumeJob } from './edge-runner';
+import { DeadLetteredError, OutOfOrderStepError, StageTimeoutError, UnrecoverableStageError } from './stage-errors';
 import { RecordingProducer } from './testing/recording-producer';
 import { testStepRequest } from './testing/step-requests';
 
@@ -31,7 +30,7 @@ describe('consumeJob', () => {
     let called = false;
     const bad = { ...testStepRequest('r', 'gs1_kernel', 0), step: -1, prompts: [] };
     const run = consumeJob('step-requests', { id: 'j-bad', data: bad, attemptsMade: 0 }, d, async () => (called = true));
-    await expect(run).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(run).rejects.toBeInstanceOf(DeadLetteredError);
     await expect(consumeJob('step-requests', { id: 'j-bad', data: bad, attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(
       "invalid 'step-requests' payload (job j-bad): step: Number must be greater than or equal to 0; prompts: Array must contain at least 1 element(s)",
     );
@@ -50,10 +49,26 @@ describe('consumeJob', () => {
     expect(await deadLettered(d.metrics, 'step-requests')).toBe(2);
   });
 
-  it('dead-letters a job whose data is not even an object', async () => {
+  it('dead-letters a job whose data is not even an object (no step to report failed)', async () => {
     const d = deps();
     await expect(consumeJob('rollouts', { id: 'x', data: 'hello', attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(/\(root\): Expected object, received string/);
     expect(d.queues.deadLetters).toHaveLength(1);
+    expect(d.queues.on('step-events')).toEqual([]);
+  });
+
+  it('reports the step of a dead-lettered job failed, its step read from the payload, the data, or the job id', async () => {
+    const d = deps();
+    const req = testStepRequest('r', 'gs1_kernel', 4);
+    await expect(consumeJob('step-requests', { id: 'j', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('no'); })).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(consumeJob('step-requests', { id: 'j2', data: { ...req, prompts: [] }, attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(consumeJob('rollouts', { id: 'run-7-grpo_gs8-3-grade', data: 'hello', attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
+    const events = d.queues.on('step-events').map((e) => e.payload);
+    expect(events.map((e) => [e.kind, e.runId, e.arm, e.step, e.kind === 'step-failed' && e.stage])).toEqual([
+      ['step-failed', 'r', 'gs1_kernel', 4, 'prepare'],
+      ['step-failed', 'r', 'gs1_kernel', 4, 'prepare'],
+      ['step-failed', 'run-7', 'grpo_gs8', 3, 'grade'],
+    ]);
+    expect(events[0]).toMatchObject({ deadLetterJobId: 'step-requests-j-dead', deadLetter: { sourceQueue: 'step-requests', sourceJobId: 'j', reason: 'unrecoverable', error: 'no' } });
   });
 
   it('loads a by-reference payload and dead-letters one whose artefact is gone', async () => {
@@ -70,11 +85,11 @@ describe('consumeJob', () => {
   it('dead-letters a stage that refuses for good, and lets other errors retry', async () => {
     const d = deps();
     const req = testStepRequest('r', 'grpo_gs8', 0);
-    await expect(consumeJob('step-requests', { id: 'a', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('step 0 is in doubt'); })).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(consumeJob('step-requests', { id: 'a', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('step 0 is in doubt'); })).rejects.toBeInstanceOf(DeadLetteredError);
     expect(d.queues.deadLetters[0]).toMatchObject({ reason: 'unrecoverable', error: 'step 0 is in doubt' });
     const early = consumeJob('step-requests', { id: 'b', data: req, attemptsMade: 0 }, d, async () => { throw new OutOfOrderStepError('too early'); });
     await expect(early).rejects.toBeInstanceOf(OutOfOrderStepError);
-    await expect(early).rejects.not.toBeInstanceOf(UnrecoverableError);
+    await expect(early).rejects.not.toBeInstanceOf(DeadLetteredError);
     expect(d.queues.deadLetters).toHaveLength(1);
   });
 
@@ -93,11 +108,11 @@ describe('consumeJob', () => {
       consumeJob('step-requests', { id: 'r-gs1_kernel-0-prepare', data: req, attemptsMade, opts }, d, async () => {
         throw new Error('backend unavailable');
       });
-    await expect(fail(0)).rejects.not.toBeInstanceOf(UnrecoverableError);
-    await expect(fail(1)).rejects.not.toBeInstanceOf(UnrecoverableError);
+    await expect(fail(0)).rejects.not.toBeInstanceOf(DeadLetteredError);
+    await expect(fail(1)).rejects.not.toBeInstanceOf(DeadLetteredError);
     expect(d.queues.deadLetters).toEqual([]);
     // the catalog gives step-requests 3 attempts: the third is the last
-    await expect(fail(2)).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(fail(2)).rejects.toBeInstanceOf(DeadLetteredError);
     expect(d.queues.deadLetters).toMatchObject([
       { sourceQueue: 'step-requests', sourceJobId: 'r-gs1_kernel-0-prepare', reason: 'unrecoverable', error: 'prepare of job r-gs1_kernel-0-prepare gave up after 3 attempts: backend unavailable' },
     ]);
