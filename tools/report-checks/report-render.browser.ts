@@ -143,8 +143,8 @@ describe('the run report in headless Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
-  it('draws the report of a run laid out differently (flat record, no pilot.json, no spec.json)', async () => {
-    const flat = writeSyntheticRun(path.join(work, 'flat'), { layout: 'flat', steps: 3, evalItems: 30 });
+  it('draws the report of a run with parts missing (no pilot.json, no spec.json: the pilot directories, effective-config.json)', async () => {
+    const flat = writeSyntheticRun(path.join(work, 'flat'), { omit: ['spec', 'pilot-summary'], steps: 3, evalItems: 30 });
     const { file, charts } = writeReport(flat.root);
     const page = await open(file);
     const probes = (await page.evaluate(CANVAS_PROBE)) as CanvasProbe[];

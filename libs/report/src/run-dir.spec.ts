@@ -1,4 +1,5 @@
-// readRunDir on synthetic run directories written as the controller writes them (and in other shapes).
+// readRunDir on synthetic run directories written as the controller writes them (through @rx/run-dir's writer),
+// whole or with parts missing or damaged.
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -80,21 +81,30 @@ describe('readRunDir', () => {
     expect(run.verdict).toEqual({ headline: d?.outcome, reasoning: [expect.stringContaining('against the margin -0.03')], source: 'record.json' });
   });
 
-  it('reads the same facts from other shapes: no spec.json or pilot.json, a flat decision, a string verdict', () => {
-    const nested = readRunDir(writeSyntheticRun(fresh(), { steps: 3, evalItems: 30, seed: 3 }).root);
-    const fx = writeSyntheticRun(fresh(), { steps: 3, evalItems: 30, seed: 3, layout: 'flat' });
-    const flat = readRunDir(fx.root);
-    expect(flat.notes).toEqual([]);
-    expect([flat.treatment, flat.baseline]).toEqual([fx.treatment, fx.baseline]);
-    expect({ ...flat.decision, source: null }).toEqual({ ...nested.decision, source: null });
-    expect(flat.decision?.source).toBe('decision-summary.json');
-    // the two pilot directories' gate-report.json files, and record.json's copy of the calibration's
-    expect(flat.gateReports.map((g) => [g.label, g.source])).toEqual([
-      ['pilot bw0.5 (failed)', path.join('pilot_bw0.5_FAILED_ess', 'gate-report.json: report')],
-      ['pilot bw1.0', path.join('pilot_bw1.0', 'gate-report.json: report')],
+  it('reads the same facts without spec.json and pilot.json: the arms from effective-config.json, the gates from the pilot directories', () => {
+    const whole = readRunDir(writeSyntheticRun(fresh(), { steps: 3, evalItems: 30, seed: 3 }).root);
+    const fx = writeSyntheticRun(fresh(), { steps: 3, evalItems: 30, seed: 3, omit: ['spec', 'pilot-summary'] });
+    const partial = readRunDir(fx.root);
+    expect(partial.notes).toEqual([]);
+    expect([partial.treatment, partial.baseline]).toEqual([fx.treatment, fx.baseline]);
+    expect(partial.arms).toEqual(whole.arms);
+    expect(partial.decision).toEqual(whole.decision);
+    // the two pilot directories' gate-report.json files, the failed pilot first as it ran
+    expect(partial.gateReports.map((g) => [g.label, g.source])).toEqual([
+      ['pilot bw0.5 (failed)', `${path.join('pilot_bw0.5_FAILED_ess', 'gate-report.json')}: report`],
+      ['pilot bw1.0', `${path.join('pilot_bw1.0', 'gate-report.json')}: report`],
     ]);
-    expect(flat.gateReports.map((g) => g.results)).toEqual(nested.gateReports.map((g) => g.results));
-    expect(flat.verdict?.headline).toBe(`${fx.decision?.outcome}: ${fx.decision?.outcome}: the interval [${fx.decision?.lower.toFixed(4)}, ${fx.decision?.upper.toFixed(4)}] against the margin -0.03 over 30 paired items.`);
+    expect(partial.gateReports.map((g) => g.results)).toEqual(whole.gateReports.map((g) => g.results));
+    expect(partial.verdict).toEqual(whole.verdict);
+  });
+
+  it("reads the gates from the record's copy when no pilot file is left", () => {
+    const fx = writeSyntheticRun(fresh(), { steps: 2, evalItems: 10, omit: ['pilot'] });
+    const run = readRunDir(fx.root);
+    expect(run.gateReports.map((g) => [g.label, g.source, g.pass])).toEqual([
+      ['pilot bw0.5 (failed)', 'record.json: gates.pilots[0].report', false],
+      ['pilot bw1.0', 'record.json: gates.pilots[1].report', true],
+    ]);
   });
 
   it('reads a run stopped at the gates: the pilots and the verdict, the rest noted as missing', () => {
@@ -123,7 +133,7 @@ describe('readRunDir', () => {
 
     writeFileSync(file, [JSON.stringify(fx.training[fx.treatment][0]), 'not json', JSON.stringify({ step: -1 }), JSON.stringify(fx.training[fx.treatment][1])].join('\n') + '\n');
     const run = readRunDir(fx.root);
-    expect(run.notes).toEqual([`${path.join(fx.treatment, 'steps.jsonl')}:2: not valid JSON, line skipped`, `${path.join(fx.treatment, 'steps.jsonl')}:3: step: Number must be greater than or equal to 0, line skipped`]);
+    expect(run.notes).toEqual([`${path.join(fx.treatment, 'steps.jsonl')}:2: not valid JSON, line skipped`, `${path.join(fx.treatment, 'steps.jsonl')}:3: runId: Required; arm: Required; step: Number must be greater than or equal to 0, line skipped`]);
     expect(run.steps.find((s) => s.arm === fx.treatment && s.phase === 'training')?.steps.map((p) => p.step)).toEqual([0, 1]);
   });
 
@@ -137,20 +147,23 @@ describe('readRunDir', () => {
     // a complete run with no record and no decision has no verdict to show
     expect(run.verdict).toBeNull();
     expect(run.notes).toEqual([
-      expect.stringMatching(/^decision-summary\.json is not valid JSON/),
+      expect.stringMatching(/^decision-summary\.json \(a decision summary\) is not JSON \(7 bytes\): restore it/),
       'no decision (decision-summary.json)',
       `${path.join(fx.baseline, 'eval.jsonl')}:1: correct must be true or false, got "yes"`,
     ]);
   });
 
-  it('finds the arms from their directories when the run holds no spec', () => {
-    const fx = writeSyntheticRun(fresh(), { steps: 2, evalItems: 10, layout: 'flat' });
+  it('finds the arms from their directories when the run holds no spec, and names the file that does not read', () => {
+    const fx = writeSyntheticRun(fresh(), { steps: 2, evalItems: 10, omit: ['spec'] });
     writeFileSync(path.join(fx.root, 'effective-config.json'), '{}');
-    writeFileSync(path.join(fx.root, 'decision-summary.json'), '{}');
     const run = readRunDir(fx.root);
     expect(run.arms.map((a) => a.name)).toEqual([fx.baseline, fx.treatment].sort());
-    expect([run.treatment, run.baseline]).toEqual([null, null]);
-    expect(run.notes[0]).toMatch(/^no spec in the run/);
+    // the decision still names the arms
+    expect([run.treatment, run.baseline]).toEqual([fx.treatment, fx.baseline]);
+    expect(run.notes.slice(0, 2)).toEqual([
+      expect.stringMatching(/^effective-config\.json is not an effective configuration \(run_id: Required; spec_sha256: Required; title: Required\)/),
+      expect.stringMatching(/^no spec in the run/),
+    ]);
   });
 
   it('refuses a missing directory, a file, and a directory that is not a run', () => {

@@ -1,16 +1,18 @@
-// A small synthetic run directory, laid out as apps/controller writes one (run/run-dir.ts, run/run-state.ts,
-// phases/pilot.phase.ts, decision.phase.ts, record/record.phase.ts): run.json, state.json, spec.json,
+// A small synthetic run directory, laid out as apps/controller writes one (the run-directory contract, @rx/run-dir):
+// run.json, state.json, spec.json,
 // effective-config.json, pilot_bw0.5_FAILED_ess/ (the failed pilot kept beside the calibration) and pilot_bw1.0/
 // with their step logs, held-out rewards and gate-report.json, pilot.json (PilotResult: the gate reports from
 // @rx/gates on those logs), <arm>/steps.jsonl (trainer StepRecords, checked against @rx/contracts) and
 // <arm>/training.json, <model>/eval.jsonl, decision-summary.json (@rx/stats on the eval files) and record.json.
-// The shapes are restated here by hand (a lib does not import an app); seeded: the same options give the same files.
+// Every JSON file is written through the contract's writer (writeRunFile), so the fixture cannot drift from what
+// the controller writes and the readers accept; seeded: the same options give the same files.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { stepMetricsLine, stepRecordSchema, type StepRecord } from '@rx/contracts';
 import { evaluateGates, formatGateReport, gateMetrics, type ActivationGateSource, type GateReport, type HeldoutPromptRewards, type LoggedBatch } from '@rx/gates';
 import { hoeffdingRecord, pairedHoeffding, percentile, type HoeffdingRecord, type HoeffdingRule } from '@rx/stats';
 import { mulberry32 } from '@rx/stats';
+import { RunDir, writeRunFile, type PilotReport, type RunFileName, type RunRecord } from '@rx/run-dir';
 
 export const FIXTURE_SPEC_FILE = path.resolve(__dirname, '../../../specs/embedded.json');
 
@@ -27,14 +29,10 @@ export interface SyntheticRunOptions {
    */
   scenario?: 'complete' | 'stopped';
   /**
-   * controller (default): the files as apps/controller writes them; flat: other shapes of the same facts (no
-   * pilot.json and no spec.json, the spec nested in effective-config.json, one gate report at the top of
-   * record.json, the decision's numbers at the top of decision-summary.json with the arms as strings, the
-   * verdict a string), which the reader must take too.
+   * parts not written: pilot (the pilot directories and pilot.json), pilot-summary (pilot.json only: the gate
+   * reports are the pilot directories'), spec (spec.json: the arms come from effective-config.json)
    */
-  layout?: 'controller' | 'flat';
-  /** parts not written */
-  omit?: ReadonlyArray<'training' | 'eval' | 'decision' | 'record' | 'pilot' | 'spec'>;
+  omit?: ReadonlyArray<'training' | 'eval' | 'decision' | 'record' | 'pilot' | 'pilot-summary' | 'spec'>;
 }
 
 export interface SyntheticRun {
@@ -55,6 +53,10 @@ export interface SyntheticRun {
 
 interface FixtureSpec extends ActivationGateSource {
   title: string;
+  base_model: string;
+  lora_rank: number;
+  max_seq_len: number;
+  feasibility: { effective_config: { steps: number } };
   steps: number;
   arms: Array<{ name: string; advantage: string; group_size: number; groups_per_batch: number; lr: number; seed: number }>;
   decision_rule: { alpha: number; criteria: Array<{ id: string; metric: string; bounds: [number, number]; margin: number; weights: { treatment: number; baseline: number } }> };
@@ -63,22 +65,23 @@ interface FixtureSpec extends ActivationGateSource {
 export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {}): SyntheticRun {
   const steps = options.steps ?? 6;
   const evalItems = options.evalItems ?? 80;
-  const layout = options.layout ?? 'controller';
   const stopped = options.scenario === 'stopped';
   const omit = new Set(options.omit ?? []);
   const rand = mulberry32(options.seed ?? 7);
   const runId = 'rx-fixture-run';
-  const spec = { ...(JSON.parse(readFileSync(FIXTURE_SPEC_FILE, 'utf8')) as FixtureSpec), steps };
+  const shipped = JSON.parse(readFileSync(FIXTURE_SPEC_FILE, 'utf8')) as FixtureSpec;
+  // the run's steps, and the feasibility section's copy of them (the spec requires the two to agree)
+  const spec: FixtureSpec = { ...shipped, steps, feasibility: { ...shipped.feasibility, effective_config: { ...shipped.feasibility.effective_config, steps } } };
   const treatment = spec.arms.find((a) => a.advantage === 'kernel_cross_prompt_baseline');
   const baseline = spec.arms.find((a) => a.advantage === 'group_mean');
   if (!treatment || !baseline) throw new Error(`${FIXTURE_SPEC_FILE} lacks a kernel or a group-mean arm`);
   const primary = spec.decision_rule.criteria[0];
   const rule: HoeffdingRule = { alpha: spec.decision_rule.alpha, bounds: primary.bounds, margin: primary.margin, weights: primary.weights };
-  const decisionRule = { method: 'paired_hoeffding', alpha: rule.alpha, criterionId: primary.id, metric: primary.metric, bounds: rule.bounds, margin: rule.margin, weights: rule.weights };
+  const decisionRule = { method: 'paired_hoeffding' as const, alpha: rule.alpha, criterionId: primary.id, metric: primary.metric, bounds: rule.bounds, margin: rule.margin, weights: rule.weights };
   const createdAt = '2025-01-01T00:00:00.000Z';
   const w = new Writer(root);
 
-  w.json('run.json', {
+  w.json('run.json', 'run.json', {
     version: 1,
     runId,
     createdAt,
@@ -87,31 +90,34 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
     backend: 'embedded',
     services: 'spawn',
   });
-  if (!omit.has('spec') && layout === 'controller') w.json('spec.json', { ...spec, dataset: { name: 'arith' } });
-  w.json(
-    'effective-config.json',
-    layout === 'flat'
-      ? { backend: 'embedded', spec }
-      : {
-          run_id: runId,
-          title: spec.title,
-          steps,
-          batch_size: 64,
-          arms: spec.arms.map((a) => ({ ...a, optimizer: { name: 'adam', lr: a.lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 } })),
-          kernel: { bandwidth: 0.5, windowSize: 256, calibrationBandwidths: [0.5, 1.0] },
-          gates: spec.activation_gate.checks.map((c) => ({ metric: c.metric, measures: c.measures, ...(c.one_of ? { oneOf: c.one_of.map(Number) } : {}), ...(c.min !== undefined ? { min: c.min } : {}), ...(c.max !== undefined ? { max: c.max } : {}) })),
-          decision_rule: decisionRule,
-          backend: 'embedded',
-          services: 'spawn',
-        },
-  );
+  if (!omit.has('spec')) w.json('spec.json', 'spec.json', spec);
+  // as effective-config.phase writes it (the fields past the schema's pass through)
+  const effectiveConfig = {
+    run_id: runId,
+    spec_sha256: 'e'.repeat(64),
+    title: spec.title,
+    base_model: spec.base_model,
+    lora_rank: spec.lora_rank,
+    steps,
+    batch_size: 64,
+    max_seq_len: spec.max_seq_len,
+    arms: spec.arms.map((a) => ({ ...a, optimizer: { name: 'adam', lr: a.lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 } })),
+    sampling: { maxTokens: 64 },
+    kernel: { bandwidth: 0.5, windowSize: 256, calibrationBandwidths: [0.5, 1.0] },
+    gates: spec.activation_gate.checks.map((c) => ({ metric: c.metric, measures: c.measures, ...(c.one_of ? { oneOf: c.one_of.map(Number) } : {}), ...(c.min !== undefined ? { min: c.min } : {}), ...(c.max !== undefined ? { max: c.max } : {}) })),
+    decision_rule: decisionRule,
+    data: { dataset: { name: 'arith' }, n_train: 128, n_test: evalItems },
+    backend: 'embedded' as const,
+    services: 'spawn' as const,
+  };
+  w.json('effective-config.json', 'effective-config.json', effectiveConfig);
 
   // --- pilot at the pre-registered 0.5: too few neighbours (fails p10 >= 8), kept as pilot_bw0.5_FAILED_ess; the
   // calibration at 1.0 (treatment steps only; the baseline step and held-out rewards reused) passes, or not when stopped
   const pilotRun = (bw: number) => `${runId}.p1-bw${bw.toFixed(1)}`;
   const failedBaseline = stepRecord(rand, pilotRun(0.5), baseline.name, 0, 'group_mean', 8, 8, 0.4, [7, 7]);
   const gateReports: SyntheticRun['gateReports'] = [];
-  const pilots: unknown[] = [];
+  const pilots: PilotReport[] = [];
   const plan: Array<[number, readonly [number, number]]> = [
     [0.5, [2, 7]],
     [1.0, stopped ? [3, 9] : [12, 40]],
@@ -144,7 +150,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
         w.lines(path.join(dir, baseline.name, 'steps.jsonl'), [failedBaseline]);
         w.lines(path.join(dir, 'heldout.jsonl'), heldout);
       }
-      w.json(path.join(dir, 'gate-report.json'), pilotReport);
+      w.json('<pilot>/gate-report.json', path.join(dir, 'gate-report.json'), pilotReport);
     }
     pilots.push(pilotReport);
     gateReports.push({ bandwidth, dir, report });
@@ -160,7 +166,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
     failed_logs: ['pilot_bw0.5_FAILED_ess'],
     stop_reason: stopReason,
   };
-  if (!omit.has('pilot') && layout === 'controller') w.json('pilot.json', pilotResult);
+  if (!omit.has('pilot') && !omit.has('pilot-summary')) w.json('pilot.json', 'pilot.json', pilotResult);
 
   // --- training: GRPO 8 prompts x 8, GS1 64 prompts x 1; the reward rises over the steps
   const training: SyntheticRun['training'] = { [treatment.name]: [], [baseline.name]: [] };
@@ -173,14 +179,14 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
     for (const [arm, records] of Object.entries(training)) {
       w.lines(path.join(arm, 'steps.jsonl'), records);
       w.lines(path.join(arm, 'metrics.jsonl'), records.map((r) => stepMetricsLine(r, steps)));
-      w.json(path.join(arm, 'training.json'), {
+      w.json('<arm>/training.json', path.join(arm, 'training.json'), {
         arm,
         run_id: `${runId}.t1`,
         attempt: 1,
         steps: records.length,
         bandwidth: arm === treatment.name ? 1.0 : null,
         checkpoints: records.map((r) => ({ step: r.step, sampler_path: r.samplerPath, state_path: null, committed_at: r.committedAt, loss: r.loss, reward_mean: r.gate.rewardMean })),
-        final: { sampler_path: `embedded://${arm}/final`, how: 'closing-step', note: '' },
+        final: { sampler_path: `embedded://${arm}/final`, state_path: `embedded://states/${arm}/final`, note: '' },
         dev_accuracy: devCurve(arm === treatment.name ? 0.3 : 0.28, records.length),
         wall_seconds: 12,
       });
@@ -213,53 +219,62 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
     reproduce: 'rx decide --spec spec.json --treatment gs1_kernel/eval.jsonl --baseline grpo_gs8/eval.jsonl',
   };
   if (!omit.has('decision') && summary) {
-    w.json('decision-summary.json', layout === 'flat' ? { ...decision, margin: rule.margin, alpha: rule.alpha, treatment: treatment.name, baseline: baseline.name } : summary);
+    w.json('decision-summary.json', 'decision-summary.json', summary);
   }
   const verdict = decision
     ? { outcome: decision.outcome, reasoning: [`${decision.outcome}: the interval [${decision.lower.toFixed(4)}, ${decision.upper.toFixed(4)}] against the margin ${rule.margin} over ${decision.n} paired items.`] }
-    : { outcome: 'stopped', reasoning: [`Stopped before a decision: ${stopReason}.`, 'No arm was trained; the gates are never relaxed.'] };
-  const status = stopped ? 'stopped' : 'complete';
+    : { outcome: 'stopped' as const, reasoning: [`Stopped before a decision: ${stopReason}.`, 'No arm was trained; the gates are never relaxed.'] };
+  const status = stopped ? ('stopped' as const) : ('complete' as const);
   const wall = { setup: 1, preflight: 2, pilot: 3, ...(stopped ? {} : { training: 30, evaluation: 5 }) };
-  w.json('state.json', {
+  const attempts = [{ startedAt: createdAt, endedAt: createdAt, resumed: false, outcome: status, message: stopReason, codeSha256: null }];
+  w.json('state.json', 'state.json', {
     runId,
     status,
     reason: stopReason,
     completed: stopped ? ['setup', 'effective_config', 'preflight', 'shared_init'] : ['setup', 'effective_config', 'preflight', 'shared_init', 'pilot', 'training', 'evaluation', 'decision', 'record'],
     wallSeconds: wall,
-    attempts: [{ startedAt: createdAt, endedAt: createdAt, resumed: false, outcome: status, message: stopReason, codeSha256: null }],
+    attempts,
     arms: stopped ? {} : { [treatment.name]: { attempt: 1, runId: `${runId}.t1`, stepsDone: steps, done: true }, [baseline.name]: { attempt: 1, runId: `${runId}.t1`, stepsDone: steps, done: true } },
     pilotAttempt: 1,
     updatedAt: createdAt,
   });
   if (!omit.has('record')) {
-    w.json(
-      'record.json',
-      layout === 'flat'
-        ? { version: 1, run_id: runId, gates: calibrated, verdict: `${verdict.outcome}: ${verdict.reasoning[0]}` }
-        : {
-            version: 1,
-            run_id: runId,
-            title: spec.title,
-            status,
-            created_at: createdAt,
-            recorded_at: createdAt,
-            verdict,
-            backend: 'embedded',
-            services: 'spawn',
-            effective_config: { run_id: runId, steps },
-            correctness_preflight: { pass: true, failures: [] },
-            gates: pilotResult,
-            training: stopped ? null : { bandwidth: 1.0, arms: {}, first_update_check: null },
-            evaluation: stopped ? null : { evaluator_id: 'c'.repeat(64), models: {} },
-            decision: summary,
-            wall_seconds: wall,
-            code_revision: { git: { commit: '0123456789abcdef0123456789abcdef01234567', dirty: true }, tree_sha256: 'd'.repeat(64) },
-            spec: { source: 'specs/embedded.json', source_sha256: 'f'.repeat(64), sha256: 'e'.repeat(64), override: null },
-            predictions: { sha256: '1'.repeat(64), fields: [] },
-            observations: { sha256: '2'.repeat(64), files: {} },
-            feasibility: { budget: { max_wall_minutes: 120, gpu_hours: 0 }, within_budget: true },
-          },
-    );
+    const byCategory = { setup: 1, preflight: 2, pilot: 3, training: stopped ? 0 : 30, evaluation: stopped ? 0 : 5, other: 0 };
+    const record: RunRecord = {
+      version: 1,
+      run_id: runId,
+      title: spec.title,
+      status,
+      created_at: createdAt,
+      recorded_at: createdAt,
+      verdict,
+      spec: { source: 'specs/embedded.json', sourceSha256: 'f'.repeat(64), sha256: 'e'.repeat(64), override: null, file: 'spec.json' },
+      revision: null,
+      backend: 'embedded',
+      services: 'spawn',
+      effective_config: { run_id: runId, steps },
+      correctness_preflight: null,
+      shared_initialisation: null,
+      gates: pilotResult,
+      training: null,
+      evaluation: null,
+      decision: summary,
+      code_revision: { tree_sha256: 'd'.repeat(64), files: {}, file_count: 0, git: { commit: '0123456789abcdef0123456789abcdef01234567', dirty: true } },
+      code_changed_between_attempts: false,
+      predictions: { sha256: '1'.repeat(64), fields: [] },
+      observations: { sha256: '2'.repeat(64), files: {} },
+      wall_seconds: { ...wall, by_category: byCategory },
+      feasibility: {
+        measured: { ...byCategory, total: 41, steps_trained: stopped ? 0 : steps, seconds_per_step: stopped ? null : 30 / steps, items_evaluated: stopped ? 0 : 3 * evalItems, seconds_per_eval_item: stopped ? null : 5 / (3 * evalItems) },
+        budget: { max_wall_minutes: 120, gpu_hours: 0 },
+        projections: [],
+        gpu_hours: { projected: 0, basis: 'the embedded backend runs on CPU: no GPU hours' },
+        within_budget: true,
+      },
+      attempts,
+      environment: { node: 'v20.0.0', platform: 'linux', arch: 'x64', cpus: 2 },
+    };
+    w.json('record.json', 'record.json', record);
   }
   return { root: path.resolve(root), runId, treatment: treatment.name, baseline: baseline.name, training, eval: evalResult, gateReports, decision, rule };
 }
@@ -328,10 +343,15 @@ function stepRecord(
 }
 
 class Writer {
-  constructor(private readonly root: string) {}
+  private readonly dir: RunDir;
 
-  json(rel: string, value: unknown): void {
-    this.text(rel, `${JSON.stringify(value, null, 2)}\n`);
+  constructor(private readonly root: string) {
+    this.dir = new RunDir(root);
+  }
+
+  /** a JSON file of the run, through the contract's writer (checked against the file's schema) */
+  json<N extends RunFileName>(name: N, rel: string, value: Parameters<typeof writeRunFile<N>>[2]): void {
+    writeRunFile(this.dir, name, value, this.dir.path(rel));
   }
 
   lines(rel: string, values: readonly unknown[]): void {

@@ -87,6 +87,8 @@ export class RunDir {
   gateReportFile(pilotDir: string): string { return path.join(pilotDir, leaf(N.gateReport)); }
   heldoutFile(pilotDir: string): string { return path.join(pilotDir, leaf(N.heldout)); }
   trainingFile(arm: string): string { return this.path(arm, leaf(N.armTraining)); }
+  /** the trainer's own step log of an arm, under the services' data dir (RX_DATA_DIR/<run id>/<arm>/steps.jsonl) */
+  trainerStepsFile(runId: string, arm: string): string { return this.path(N.services, runId, arm, leaf(N.steps)); }
   evalFile(model: string): string { return this.path(model, leaf(N.eval)); }
   partialEvalFile(model: string): string { return this.path(model, leaf(N.partialEval)); }
 
