@@ -4,7 +4,7 @@
 // draws prompts [64 s, 64 s + n) of the seed-0 arith train split.
 import type { Problem, StepRequest } from '@rx/contracts';
 import { arithDataset } from '@rx/datasets';
-import { testStepRequest, type TestArm } from '@rx/pipeline';
+import { testStepRequest, type TestArm } from '@rx/pipeline/testing';
 
 export const ARMS: readonly TestArm[] = ['grpo_gs8', 'gs1_kernel'];
 export const MAX_TOKENS = 32;

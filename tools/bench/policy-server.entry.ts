@@ -8,8 +8,7 @@ import { CHAR_VOCAB_SIZE, InMemoryPolicyBackend, type PolicyBackend } from '@rx/
 import { EMBEDDED_BASE_MODEL, EmbeddedBackend } from '@rx/embedded-model';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { parsePolicyServerConfig } from '../../apps/policy-server/src/config';
-import { startPolicyServer } from '../../apps/policy-server/src/policy-server';
+import { parsePolicyServerConfig, startPolicyServer } from '@rx/policy-server';
 
 const benchEnvSchema = z.object({
   RX_BENCH_POLICY: z.enum(['embedded', 'memory']),

@@ -5,7 +5,8 @@
 import { charRenderer, TinkerBackend, type SamplingClient } from '@rx/backend';
 import type { SampleRequest } from '@rx/contracts';
 import { EMBEDDED_BASE_MODEL } from '@rx/embedded-model';
-import { NO_API_KEY, sampleBatch } from '@rx/pipeline';
+import { NO_API_KEY } from '@rx/service-host';
+import { sampleBatch } from '@rx/pipeline';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

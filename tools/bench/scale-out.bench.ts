@@ -5,7 +5,8 @@
 import { TinkerBackend } from '@rx/backend';
 import { jobIdFor, type SampleRequest } from '@rx/contracts';
 import { EMBEDDED_BASE_MODEL } from '@rx/embedded-model';
-import { NO_API_KEY, QueueRepository, RedisConnectionFactory } from '@rx/pipeline';
+import { NO_API_KEY } from '@rx/service-host';
+import { QueueRepository, RedisConnectionFactory } from '@rx/queue';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

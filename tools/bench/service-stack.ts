@@ -4,7 +4,7 @@
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { jobIdFor, QUEUE_CATALOG, stepCompleteOrThrow, type QueueName, type StepComplete, type StepRequest } from '@rx/contracts';
-import { QueueRepository, RedisConnectionFactory } from '@rx/pipeline';
+import { QueueRepository, RedisConnectionFactory } from '@rx/queue';
 import { randomBytes } from 'node:crypto';
 import { processMemory, startNodeProcess, stopAll, type BenchProcess, type ProcessMemory } from './bench-process';
 

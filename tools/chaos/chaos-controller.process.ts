@@ -3,7 +3,7 @@
 // Exit 0 with result.json written; 1 with one line on stderr when the run cannot complete.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { backendFromConfig, insecureRedisProblem } from '@rx/pipeline';
+import { backendFromConfig, insecureRedisProblem } from '@rx/service-host';
 import { loadSpecText } from '@rx/spec';
 import { z } from 'zod';
 import { runChaosController } from './chaos-controller';

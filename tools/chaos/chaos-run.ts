@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { jobIdFor, type QueueName } from '@rx/contracts';
 import { EMBEDDED_BASE_MODEL } from '@rx/embedded-model';
-import { RedisRolloutWindowStore, RedisTrainerStepLedger } from '@rx/pipeline';
+import { RedisRolloutWindowStore, RedisTrainerStepLedger } from '@rx/queue';
 import { backendOptimizerSteps } from './backend-steps';
 import type { RunResult } from './chaos-controller';
 import type { ChaosStack } from './chaos-stack';

@@ -3,7 +3,8 @@
 // sampler and grader with KEDA on the length of the BullMQ wait list each consumes (CPU as a second trigger),
 // its password from the Secret, with no CPU HPA left to fight it, while the plain overlays keep their CPU HPAs.
 // (KEDA's CRDs have no kubernetes-models schema here: the ScaledObjects are checked field by field.)
-import { queuesConsumedBy, serviceEnvSchema } from '@rx/pipeline';
+import { queuesConsumedBy } from '@rx/pipeline';
+import { serviceEnvSchema } from '@rx/service-host';
 import { containerEnv, containersOf, find, kubectlVersion, overlays, renderKustomization, renderOverlay, schemaErrors, workloads, type KubeObject } from './kustomize-render';
 
 const kubectl = kubectlVersion();

@@ -1,6 +1,8 @@
 // The advantage service: the graph's `advantage` edge (graded-rollouts -> train-steps) on BullMQ, with each arm's
 // rollout window in Redis; /health and /metrics. main.ts, the e2e tests and the controller start it with this.
-import { bootstrapService, cachedRendererResolver, RedisRolloutWindowStore, type RunningService, type ServiceStartOptions } from '@rx/pipeline';
+import { bootstrapService, type RunningService, type ServiceStartOptions } from '@rx/service-host';
+import { cachedRendererResolver } from '@rx/pipeline';
+import { RedisRolloutWindowStore } from '@rx/queue';
 import type { AdvantageConfig } from './config';
 
 export function startAdvantage(opts: ServiceStartOptions<AdvantageConfig>): Promise<RunningService> {

@@ -1,7 +1,8 @@
 // The grader: the graph's `grade` edge (rollouts -> graded-rollouts) on BullMQ, /health and /metrics.
 // main.ts, the e2e tests and the controller start it with this.
 import { gradeCompletion } from '@rx/grading';
-import { bootstrapService, cachedRendererResolver, type RunningService, type ServiceStartOptions } from '@rx/pipeline';
+import { bootstrapService, type RunningService, type ServiceStartOptions } from '@rx/service-host';
+import { cachedRendererResolver } from '@rx/pipeline';
 import type { GraderConfig } from './config';
 
 export function startGrader(opts: ServiceStartOptions<GraderConfig>): Promise<RunningService> {

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createRedisHarness } from '@rx/pipeline';
+import { createRedisHarness } from '@rx/queue/testing';
 import { REPO_ROOT } from './service-process';
 
 jest.setTimeout(45_000);

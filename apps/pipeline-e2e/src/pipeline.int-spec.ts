@@ -9,7 +9,11 @@ import * as path from 'node:path';
 import { jobIdFor, QUEUE_CATALOG, stepCompleteOrThrow, type StepComplete as StepEvent, type StepRecord } from '@rx/contracts';
 import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline, type ScoredRollout } from '@rx/estimators';
 import { parseExposition } from '@rx/metrics/testing';
-import { createRedisHarness, HASH_CHAIN_BACKEND_URL, QueueRepository, RedisRolloutWindowStore, StepLog, testStepRequest, type TestArm } from '@rx/pipeline';
+import { testStepRequest, type TestArm } from '@rx/pipeline/testing';
+import { createRedisHarness } from '@rx/queue/testing';
+import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
+import { QueueRepository, RedisRolloutWindowStore } from '@rx/queue';
+import { StepLog } from '@rx/pipeline';
 import { startServiceProcess, type ServiceProcess } from './service-process';
 
 jest.setTimeout(60_000);

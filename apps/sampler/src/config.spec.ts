@@ -1,4 +1,4 @@
-import { ConfigError } from '@rx/pipeline';
+import { ConfigError } from '@rx/service-host';
 import { loadSamplerConfig } from './config';
 
 describe('sampler config', () => {

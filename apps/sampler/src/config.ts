@@ -1,5 +1,5 @@
 // The sampler's environment (validated once at start-up; a bad value: one line, exit 1).
-import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema } from '@rx/pipeline';
+import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema } from '@rx/service-host';
 import { z } from 'zod';
 
 export const samplerEnvSchema = serviceEnvSchema(DEFAULT_PORTS.sampler).extend({

@@ -5,7 +5,10 @@
 import type { PolicyBackend, SamplingClient } from '@rx/backend';
 import { deadLetterJobId, jobIdFor } from '@rx/contracts';
 import { parseExposition } from '@rx/metrics/testing';
-import { createRedisHarness, HashChainPolicyBackend, QueueRepository, testStepRequest } from '@rx/pipeline';
+import { testStepRequest } from '@rx/pipeline/testing';
+import { createRedisHarness } from '@rx/queue/testing';
+import { HashChainPolicyBackend } from '@rx/backend';
+import { QueueRepository } from '@rx/queue';
 import { loadSamplerConfig } from './config';
 import { startSampler } from './sampler.app';
 

@@ -1,6 +1,7 @@
 // The sampler: the graph's `sample` edge (sample-requests -> rollouts) on BullMQ, /health and /metrics.
 // main.ts, the e2e tests and the controller start it with this.
-import { bootstrapService, cachedRendererResolver, type RunningService, type ServiceStartOptions } from '@rx/pipeline';
+import { bootstrapService, type RunningService, type ServiceStartOptions } from '@rx/service-host';
+import { cachedRendererResolver } from '@rx/pipeline';
 import type { SamplerConfig } from './config';
 
 export function startSampler(opts: ServiceStartOptions<SamplerConfig>): Promise<RunningService> {

@@ -1,5 +1,5 @@
 // The trainer's environment (validated once at start-up; a bad value: one line, exit 1).
-import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema } from '@rx/pipeline';
+import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema } from '@rx/service-host';
 import type { z } from 'zod';
 
 export const trainerEnvSchema = serviceEnvSchema(DEFAULT_PORTS.trainer);

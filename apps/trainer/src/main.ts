@@ -1,6 +1,6 @@
 // node -r ./tools/register.js apps/trainer/src/main.ts
 import 'reflect-metadata';
-import { runServiceMain } from '@rx/pipeline';
+import { runServiceMain } from '@rx/service-host';
 import { loadTrainerConfig } from './config';
 import { startTrainer } from './trainer.app';
 

@@ -1,7 +1,9 @@
 // The trainer: the graph's `prepare` (step-requests -> sample-requests) and `train` (train-steps -> step-events)
 // edges on BullMQ, sharing the arms' training clients (rebuilt from the ledger's committed states after a restart)
 // and the step ledger in Redis; /health and /metrics. main.ts, the e2e tests and the controller start it with this.
-import { bootstrapService, cachedRendererResolver, RedisTrainerStepLedger, StepLog, TrainingClientPool, type RunningService, type ServiceStartOptions } from '@rx/pipeline';
+import { bootstrapService, type RunningService, type ServiceStartOptions } from '@rx/service-host';
+import { cachedRendererResolver, StepLog, TrainingClientPool } from '@rx/pipeline';
+import { RedisTrainerStepLedger } from '@rx/queue';
 import type { TrainerConfig } from './config';
 
 export function startTrainer(opts: ServiceStartOptions<TrainerConfig>): Promise<RunningService> {

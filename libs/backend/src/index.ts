@@ -7,3 +7,4 @@ export * from './gsm8k-prompt';
 export * from './qwen3-renderer.tokenizer';
 export * from './qwen3-renderer';
 export * from './renderer-registry';
+export * from './hash-chain-policy.backend';

@@ -1,8 +1,8 @@
 import { createRxMetrics, metricSamples } from '@rx/metrics';
 import { consumeJob } from './edge-runner';
 import { DeadLetteredError, OutOfOrderStepError, StageTimeoutError, UnrecoverableStageError } from './stage-errors';
-import { RecordingProducer } from './testing/recording-producer';
-import { testStepRequest } from './testing/step-requests';
+import { RecordingProducer } from '@rx/pipeline/testing';
+import { testStepRequest } from '@rx/pipeline/testing';
 
 function deps() {
   const queues = new RecordingProducer();

@@ -3,8 +3,8 @@ import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline, type 
 import { gradeCompletion } from '@rx/grading';
 import type { StepRecord } from '@rx/contracts';
 import { InProcessPipeline } from './in-process-pipeline';
-import { HashChainPolicyBackend } from './testing/hash-chain-policy.backend';
-import { testStepRequest } from './testing/step-requests';
+import { HashChainPolicyBackend } from '@rx/backend';
+import { testStepRequest } from '@rx/pipeline/testing';
 
 const scored = (r: StepRecord): ScoredRollout[] => r.rollouts.map((x) => ({ rolloutId: x.rolloutId, step: r.step, promptId: x.promptId, reward: x.reward, phi: [x.phi[0], x.phi[1]] as const }));
 

@@ -1,22 +1,18 @@
+// The pipeline: its graph (each edge with its stage function), the edge runner, the stage functions and the
+// interfaces their effects go through (rollout windows, the step ledger, training clients), and the in-process
+// pipeline. No BullMQ, Redis or Nest here: libs/queue and libs/service-host run the graph as services.
 export * from './checkpoint-ttl';
-export * from './consumer-registry';
 export * from './datum-builder';
-export * from './in-process-pipeline';
-export * from './instrumented-backend';
 export * from './edge-runner';
-export * from './edge-workers';
 export * from './in-memory-transport';
-export * from './queue-producer';
+export * from './in-process-pipeline';
 export * from './logprob-stats';
 export * from './map-concurrent';
 export * from './pipeline-graph';
-export * from './queue.repository';
-export * from './redis-connection.factory';
-export * from './redis-rollout-window.store';
-export * from './redis-trainer-step.ledger';
+export * from './queue-producer';
+export * from './redis-outage';
 export * from './renderer-resolver';
 export * from './rollout-window.store';
-export * from './service-config';
 export * from './stage-errors';
 export * from './stage-timeout';
 export * from './step-gate-metrics';
@@ -28,18 +24,3 @@ export * from './stages/grade.stage';
 export * from './stages/prepare-step.stage';
 export * from './stages/sample.stage';
 export * from './stages/train.stage';
-export * from './service/bootstrap-service';
-export * from './service/health.controller';
-export * from './service/metrics.controller';
-export * from './service/rx-service.module';
-export * from './service/rx-logger';
-export * from './service/service-runtime';
-export * from './testing/arithmetic-problems';
-export * from './testing/hash-chain-policy.backend';
-export * from './backend-from-config';
-export * from './service/run-service-main';
-export * from './testing/recording-producer';
-export * from './testing/redis-test-harness';
-export * from './testing/step-requests';
-export * from './session-renewing.backend';
-export * from './redis-outage';

@@ -18,9 +18,9 @@ import { sampleBatch } from './stages/sample.stage';
 import { StepLog } from './step-log';
 import { InMemoryTrainerStepLedger } from './trainer-step.ledger';
 import { TrainingClientPool } from './training-client.pool';
-import { HashChainPolicyBackend } from './testing/hash-chain-policy.backend';
-import { RecordingProducer } from './testing/recording-producer';
-import { testStepRequest } from './testing/step-requests';
+import { HashChainPolicyBackend } from '@rx/backend';
+import { RecordingProducer } from '@rx/pipeline/testing';
+import { testStepRequest } from '@rx/pipeline/testing';
 
 /** one edge of `service` run on a recording transport with fresh metrics */
 function edgeHarness<S extends PipelineService>(service: S, deps: StageDeps[S]) {

@@ -1,4 +1,4 @@
 import { InMemoryRolloutWindowStore } from './rollout-window.store';
-import { describeWindowStoreContract } from './testing/window-store.contract';
+import { describeWindowStoreContract } from '@rx/pipeline/testing';
 
 describeWindowStoreContract('InMemoryRolloutWindowStore', () => new InMemoryRolloutWindowStore());

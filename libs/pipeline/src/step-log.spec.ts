@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { StepLog } from './step-log';
-import { stepRecord } from './testing/ledger.contract';
+import { stepRecord } from '@rx/pipeline/testing';
 
 describe('StepLog', () => {
   let dir: string;

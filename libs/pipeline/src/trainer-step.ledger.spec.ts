@@ -1,4 +1,4 @@
 import { InMemoryTrainerStepLedger } from './trainer-step.ledger';
-import { describeLedgerContract } from './testing/ledger.contract';
+import { describeLedgerContract } from '@rx/pipeline/testing';
 
 describeLedgerContract('InMemoryTrainerStepLedger', () => new InMemoryTrainerStepLedger());

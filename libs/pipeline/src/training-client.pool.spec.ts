@@ -1,6 +1,6 @@
 import { UnrecoverableStageError } from './stage-errors';
-import { HashChainPolicyBackend } from './testing/hash-chain-policy.backend';
-import { stepRecord } from './testing/ledger.contract';
+import { HashChainPolicyBackend } from '@rx/backend';
+import { stepRecord } from '@rx/pipeline/testing';
 import { InMemoryTrainerStepLedger } from './trainer-step.ledger';
 import { TrainingClientPool } from './training-client.pool';
 

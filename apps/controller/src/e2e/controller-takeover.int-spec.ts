@@ -10,7 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
-import { createRedisHarness, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
+import { createRedisHarness } from '@rx/queue/testing';
+import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
 import { freePort } from '../infra/free-port';
 import { REPO_ROOT } from '../infra/repo-root';
 import { ServiceSupervisor } from '../infra/service-supervisor';

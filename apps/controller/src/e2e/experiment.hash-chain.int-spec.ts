@@ -13,7 +13,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
-import { arithmeticProblems, createRedisHarness, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
+import { arithmeticProblems } from '@rx/pipeline/testing';
+import { createRedisHarness } from '@rx/queue/testing';
+import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
 import { parseControllerConfig } from '../config';
 import type { ExperimentData } from '../experiment/experiment-data';
 import { runExperiment } from '../experiment/run-experiment';

@@ -8,7 +8,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { ExchangeRecord } from '@rx/exchange-record';
-import { arithmeticProblems, createRedisHarness, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
+import { arithmeticProblems } from '@rx/pipeline/testing';
+import { createRedisHarness } from '@rx/queue/testing';
+import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
 import { parseControllerConfig } from '../config';
 import type { ExperimentData } from '../experiment/experiment-data';
 import { runExperiment } from '../experiment/run-experiment';

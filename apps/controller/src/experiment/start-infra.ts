@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { TinkerBackend, type PolicyBackend } from '@rx/backend';
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
-import { backendFromConfig, HASH_CHAIN_BACKEND_URL } from '@rx/pipeline';
+import { backendFromConfig, HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
 import { appendRunLine, writeRunFile } from '@rx/run-dir';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';

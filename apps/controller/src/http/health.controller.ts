@@ -2,7 +2,7 @@
 // /health/ready (Redis and the backend, 503 naming the one that does not), and /metrics (the Prometheus registry).
 import { Controller, Get, Header, HttpException, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult } from '@nestjs/terminus';
-import { probeIndicator } from '@rx/pipeline';
+import { probeIndicator } from '@rx/service-host';
 import { CONTROLLER_PROBES, type ControllerProbes } from './controller-probes';
 
 @Controller()

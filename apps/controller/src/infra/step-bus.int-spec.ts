@@ -2,7 +2,9 @@
 // trainer does) and emits step-events; dead letters and stalls fail a wait with the reason.
 import { Worker, type Job } from 'bullmq';
 import { jobIdFor, QUEUE_CATALOG, type StepRecord, type StepRequest } from '@rx/contracts';
-import { createRedisHarness, deadLetterStep, QueueRepository } from '@rx/pipeline';
+import { createRedisHarness } from '@rx/queue/testing';
+import { deadLetterStep } from '@rx/pipeline';
+import { QueueRepository } from '@rx/queue';
 import { StepBus, StepFailedError, type SeenDeadLetter } from './step-bus';
 
 const harness = createRedisHarness('controller-bus');

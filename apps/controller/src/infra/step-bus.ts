@@ -7,7 +7,8 @@
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jobIdFor, QUEUE_CATALOG, type StepComplete, type StepEvent, type StepRequest } from '@rx/contracts';
-import { PIPELINE_GRAPH, QueueRepository, RedisConnectionFactory, startEdgeWorkers, throughRedisOutages, type EdgeWorkers, type JobConsumerDeps } from '@rx/pipeline';
+import { PIPELINE_GRAPH, throughRedisOutages, type JobConsumerDeps } from '@rx/pipeline';
+import { QueueRepository, RedisConnectionFactory, startEdgeWorkers, type EdgeWorkers } from '@rx/queue';
 import { canonicalJson } from '../run/canonical-json';
 
 export interface StepBusOptions {

@@ -8,7 +8,7 @@
 // under a new run id (attempt k + 1). Sampling is seeded per step, so the result is the same either way.
 import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
-import { RedisTrainerStepLedger } from '@rx/pipeline';
+import { RedisTrainerStepLedger } from '@rx/queue';
 import type { ArmSpec } from '@rx/spec';
 import { Redis } from 'ioredis';
 import { driveArm } from '../experiment/arm-driver';

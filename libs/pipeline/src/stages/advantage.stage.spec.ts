@@ -2,7 +2,7 @@ import { QUEUE_CATALOG, type GradedBatch } from '@rx/contracts';
 import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline } from '@rx/estimators';
 import { InMemoryRolloutWindowStore, WindowGapError } from '../rollout-window.store';
 import { UnrecoverableStageError } from '../stage-errors';
-import { testStepRequest } from '../testing/step-requests';
+import { testStepRequest } from '@rx/pipeline/testing';
 import { computeAdvantages, scoredRollouts } from './advantage.stage';
 
 // a graded batch with rewards from {1, 0, -0.1, 0.9} and phi varying by prompt, deterministic in (arm, step)

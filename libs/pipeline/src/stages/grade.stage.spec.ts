@@ -1,7 +1,7 @@
 import { CHAR_EOS, charRenderer } from '@rx/backend';
 import { QUEUE_CATALOG, type SampledBatch } from '@rx/contracts';
 import { gradeCompletion } from '@rx/grading';
-import { testStepRequest } from '../testing/step-requests';
+import { testStepRequest } from '@rx/pipeline/testing';
 import { gradeBatch, type GradeFn } from './grade.stage';
 
 function batchOf(completions: Array<{ text: string; stop: boolean }>): SampledBatch {

@@ -1,6 +1,6 @@
-import { HashChainPolicyBackend } from '../testing/hash-chain-policy.backend';
-import { stepRecord } from '../testing/ledger.contract';
-import { testStepRequest } from '../testing/step-requests';
+import { HashChainPolicyBackend } from '@rx/backend';
+import { stepRecord } from '@rx/pipeline/testing';
+import { testStepRequest } from '@rx/pipeline/testing';
 import { OutOfOrderStepError, UnrecoverableStageError } from '../stage-errors';
 import { InMemoryTrainerStepLedger } from '../trainer-step.ledger';
 import { TrainingClientPool } from '../training-client.pool';

@@ -1,7 +1,7 @@
 import { charRenderer } from '@rx/backend';
 import { QUEUE_CATALOG, type SampleRequest } from '@rx/contracts';
-import { HashChainPolicyBackend } from '../testing/hash-chain-policy.backend';
-import { testStepRequest } from '../testing/step-requests';
+import { HashChainPolicyBackend } from '@rx/backend';
+import { testStepRequest } from '@rx/pipeline/testing';
 import { promptPhi, sampleBatch } from './sample.stage';
 
 async function sampleRequestFor(backend: HashChainPolicyBackend, arm: 'grpo_gs8' | 'gs1_kernel', step = 0): Promise<SampleRequest> {

@@ -2,7 +2,7 @@
 // with one line naming the variable; secrets never appear in logs (redactConfig). A Redis URL without a
 // password is refused unless RX_ALLOW_INSECURE_REDIS=1 says this is a development machine.
 import { z } from 'zod';
-import { redactUrl } from './redis-connection.factory';
+import { redactUrl } from '@rx/queue';
 
 export const DEFAULT_PORTS = Object.freeze({ sampler: 3101, grader: 3102, advantage: 3103, trainer: 3104 } as const);
 

@@ -6,7 +6,7 @@
 import { TinkerBackend, type PolicyBackend } from '@rx/backend';
 import { sessionRenewingBackend } from './session-renewing.backend';
 import { ConfigError } from './service-config';
-import { HashChainPolicyBackend } from './testing/hash-chain-policy.backend';
+import { HashChainPolicyBackend } from '@rx/backend';
 
 /** sent when TINKER_API_KEY is unset: a policy server without RX_POLICY_API_KEY accepts any key */
 export const NO_API_KEY = 'rx-no-key';

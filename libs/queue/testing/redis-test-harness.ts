@@ -2,7 +2,7 @@
 // never meet another file's), connections tracked and all closed (with the prefix's keys deleted) by close().
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisConnectionFactory } from '../redis-connection.factory';
+import { RedisConnectionFactory } from '@rx/queue';
 
 export interface RedisHarness {
   readonly url: string;

@@ -13,8 +13,8 @@ import {
   type QueueName,
 } from '@rx/contracts';
 import type { QueueSnapshot } from '@rx/metrics';
-import { jobNameOf } from './pipeline-graph';
-import type { EnqueueResult, QueueProducer } from './queue-producer';
+import { jobNameOf } from '@rx/pipeline';
+import type { EnqueueResult, QueueProducer } from '@rx/pipeline';
 import type { RedisConnectionFactory } from './redis-connection.factory';
 
 export interface QueueRepositoryOptions {

@@ -6,7 +6,8 @@
 // Each prompt has an ease in [0, 1) (a hash of its tokens alone): easier prompts are answered right more often and
 // have higher prompt-token logprobs, as with a real model, so the kernel baseline's second feature predicts reward.
 import { createHash } from 'node:crypto';
-import { charRenderer } from '@rx/backend';
+import { charRenderer } from './char-renderer';
+import type { Renderer } from './renderer';
 import { mulberry32 } from '@rx/stats';
 import type {
   AdamParams,
@@ -15,12 +16,11 @@ import type {
   LoraConfig,
   LossFn,
   PolicyBackend,
-  Renderer,
   SampledSequence,
   SampleParams,
   SamplingClient,
   TrainingClient,
-} from '@rx/backend';
+} from './policy-backend';
 
 const WEIGHTS_PREFIX = 'memory://hash-chain/';
 

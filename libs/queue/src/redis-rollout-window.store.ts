@@ -2,7 +2,7 @@
 // written once: SET NX), `<prefix>:window:<run>:<arm>:latest` the newest step. Survives service restarts.
 import type { Redis } from 'ioredis';
 import { emptyWindow, type RolloutWindow, type ScoredRollout } from '@rx/estimators';
-import { WindowGapError, type RolloutWindowStore, type WindowKey } from './rollout-window.store';
+import { WindowGapError, type RolloutWindowStore, type WindowKey } from '@rx/pipeline';
 
 // KEYS[1] window key, KEYS[2] latest key; ARGV[1] json, ARGV[2] step, ARGV[3] ttl seconds -> the stored json
 const COMMIT = `

@@ -4,11 +4,11 @@ import { Module, type DynamicModule, type INestApplication } from '@nestjs/commo
 import { NestFactory } from '@nestjs/core';
 import { createRxMetrics } from '@rx/metrics';
 import { parseExposition } from '@rx/metrics/testing';
-import { instrumentBackend } from '../instrumented-backend';
-import { QueueRepository } from '../queue.repository';
-import { RedisConnectionFactory } from '../redis-connection.factory';
-import { HashChainPolicyBackend } from '../testing/hash-chain-policy.backend';
-import { createRedisHarness } from '../testing/redis-test-harness';
+import { instrumentBackend } from './instrumented-backend';
+import { QueueRepository } from '@rx/queue';
+import { RedisConnectionFactory } from '@rx/queue';
+import { HashChainPolicyBackend } from '@rx/backend';
+import { createRedisHarness } from '@rx/queue/testing';
 import { createRxLogger, lineDestination } from './rx-logger';
 import { RxServiceModule } from './rx-service.module';
 import type { ServiceRuntime } from './service-runtime';

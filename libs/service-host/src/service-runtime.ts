@@ -3,11 +3,11 @@ import type { PolicyBackend } from '@rx/backend';
 import type { StageName } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
 import type { Logger } from 'pino';
-import type { PipelineService } from '../pipeline-graph';
-import type { QueueRepository } from '../queue.repository';
-import type { RedisConnectionFactory } from '../redis-connection.factory';
-import type { RendererResolver } from '../renderer-resolver';
-import type { ServiceConfig } from '../service-config';
+import type { PipelineService } from '@rx/pipeline';
+import type { QueueRepository } from '@rx/queue';
+import type { RedisConnectionFactory } from '@rx/queue';
+import type { RendererResolver } from '@rx/pipeline';
+import type { ServiceConfig } from './service-config';
 
 export const RX_RUNTIME = 'RX_RUNTIME';
 

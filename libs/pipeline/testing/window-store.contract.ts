@@ -1,6 +1,6 @@
 // TEST CONTRACT. The behaviour every RolloutWindowStore shares (run against the in-memory and the Redis one).
 import { appendToWindow, emptyWindow, type ScoredRollout } from '@rx/estimators';
-import { WindowGapError, type RolloutWindowStore } from '../rollout-window.store';
+import { WindowGapError, type RolloutWindowStore } from '@rx/pipeline';
 
 export function rollouts(step: number, n: number): ScoredRollout[] {
   return Array.from({ length: n }, (_, i) => ({ rolloutId: `${step}-${i}`, step, promptId: `p${i % 3}`, reward: (i % 4) / 3, phi: [Math.log(10 + i), -1 - i / 100] as const }));

@@ -3,7 +3,7 @@
 // backend answer: readiness, 503 naming the one that did not). GET /health keeps its earlier report.
 import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
-import { withTimeout } from '../stage-timeout';
+import { withTimeout } from '@rx/pipeline';
 import { RX_RUNTIME, type ServiceRuntime } from './service-runtime';
 
 export interface HealthReport {

@@ -3,9 +3,9 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { PolicyBackend } from '@rx/backend';
 import type { StageName } from '@rx/contracts';
-import { backendFromConfig } from '../backend-from-config';
-import type { RendererResolver } from '../renderer-resolver';
-import { ConfigError, type ServiceConfig } from '../service-config';
+import { backendFromConfig } from './backend-from-config';
+import type { RendererResolver } from '@rx/pipeline';
+import { ConfigError, type ServiceConfig } from './service-config';
 import type { RunningService } from './bootstrap-service';
 
 /** What an app's start function (startSampler, startTrainer, ...) takes. */

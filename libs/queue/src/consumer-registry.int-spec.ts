@@ -1,5 +1,5 @@
 import { QueueOwnershipError, registerConsumer } from './consumer-registry';
-import { createRedisHarness } from './testing/redis-test-harness';
+import { createRedisHarness } from '@rx/queue/testing';
 
 const harness = createRedisHarness('consumers');
 afterAll(() => harness.close());

@@ -1,6 +1,6 @@
 import { RedisTrainerStepLedger } from './redis-trainer-step.ledger';
-import { describeLedgerContract, stepCommit, stepRecord } from './testing/ledger.contract';
-import { createRedisHarness } from './testing/redis-test-harness';
+import { describeLedgerContract, stepCommit, stepRecord } from '@rx/pipeline/testing';
+import { createRedisHarness } from '@rx/queue/testing';
 
 const harness = createRedisHarness('ledger');
 afterAll(() => harness.close());

@@ -1,6 +1,6 @@
 // TEST CONTRACT. The behaviour every TrainerStepLedger shares (run against the in-memory and the Redis one).
 import type { StepRecord } from '@rx/contracts';
-import { LostClaimError, type TrainerStepLedger } from '../trainer-step.ledger';
+import { LostClaimError, type TrainerStepLedger } from '@rx/pipeline';
 
 export function stepRecord(step: number, loss = -1.25): StepRecord {
   return {

@@ -1,6 +1,6 @@
 import { RedisRolloutWindowStore } from './redis-rollout-window.store';
-import { createRedisHarness } from './testing/redis-test-harness';
-import { describeWindowStoreContract, rollouts } from './testing/window-store.contract';
+import { createRedisHarness } from '@rx/queue/testing';
+import { describeWindowStoreContract, rollouts } from '@rx/pipeline/testing';
 import { appendToWindow, emptyWindow } from '@rx/estimators';
 
 const harness = createRedisHarness('window');

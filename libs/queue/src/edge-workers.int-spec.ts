@@ -4,8 +4,8 @@ import type { DeadLetter } from '@rx/contracts';
 import { createRxMetrics } from '@rx/metrics';
 import { deadLetterFinalFailure, startEdgeWorkers } from './edge-workers';
 import { QueueRepository } from './queue.repository';
-import { createRedisHarness } from './testing/redis-test-harness';
-import { testStepRequest } from './testing/step-requests';
+import { createRedisHarness } from '@rx/queue/testing';
+import { testStepRequest } from '@rx/pipeline/testing';
 
 function fakeRepo(existing: string[] = []) {
   const letters: DeadLetter[] = [];

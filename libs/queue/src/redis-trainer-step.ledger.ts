@@ -14,7 +14,7 @@ import {
   type LedgerStatus,
   type StepCommit,
   type TrainerStepLedger,
-} from './trainer-step.ledger';
+} from '@rx/pipeline';
 
 const originSchema = z.object({ lora: loraSchema, initStatePath: z.string().min(1).nullable() });
 

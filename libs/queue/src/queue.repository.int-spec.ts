@@ -1,9 +1,9 @@
 import { Job, Worker } from 'bullmq';
 import { createRxMetrics } from '@rx/metrics';
-import { consumeJob } from './edge-runner';
+import { consumeJob } from '@rx/pipeline';
 import { QueueRepository } from './queue.repository';
-import { createRedisHarness } from './testing/redis-test-harness';
-import { testStepRequest } from './testing/step-requests';
+import { createRedisHarness } from '@rx/queue/testing';
+import { testStepRequest } from '@rx/pipeline/testing';
 
 const harness = createRedisHarness('queues');
 const connections = harness.connections();

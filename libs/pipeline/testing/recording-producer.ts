@@ -1,7 +1,7 @@
 // TEST DOUBLE. A QueueProducer that records what it was given (for handler and consumer unit tests): each
 // enqueue is parsed with the catalog schema, as the real repository does.
 import { deadLetterJobId, QUEUE_CATALOG, type ArtefactEnvelope, type DeadLetter, type PayloadOf, type QueueName } from '@rx/contracts';
-import type { EnqueueResult, QueueProducer } from '../queue-producer';
+import type { EnqueueResult, QueueProducer } from '@rx/pipeline';
 
 export interface RecordedJob {
   queue: QueueName;

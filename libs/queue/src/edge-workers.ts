@@ -6,12 +6,12 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { deadLetterJobId, type QueueName, type StageName } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
-import type { JobConsumerDeps } from './edge-runner';
-import { dataPreview, deadLetterStep, runEdge, stepOfJob, type EdgeResult } from './edge-runner';
-import { edgesOf, MAX_STALLED_COUNT, type PipelineService, type StageDeps, type StageMetrics } from './pipeline-graph';
+import type { JobConsumerDeps } from '@rx/pipeline';
+import { dataPreview, deadLetterStep, runEdge, stepOfJob, type EdgeResult } from '@rx/pipeline';
+import { edgesOf, MAX_STALLED_COUNT, type PipelineService, type StageDeps, type StageMetrics } from '@rx/pipeline';
 import type { QueueRepository } from './queue.repository';
 import type { RedisConnectionFactory } from './redis-connection.factory';
-import { DeadLetteredError } from './stage-errors';
+import { DeadLetteredError } from '@rx/pipeline';
 
 export interface EdgeWorkersOptions<S extends PipelineService> {
   service: S;
