@@ -14,9 +14,30 @@ import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/st
 import { loggedBatch } from '../experiment/arm-driver';
 import { REPO_ROOT } from '../infra/repo-root';
 import { sha256Hex, sha256Json } from '../run/canonical-json';
-import { formatBandwidth, RunDir, type PilotResult, type RunRecord } from '@rx/run-dir';
+import { formatBandwidth, readRunFile, readRunLines, RunDir, type RunFileName, type RunLineFileName, type RunRecord } from '@rx/run-dir';
 
-export const RUN_FILES = ['run.json', 'spec.json', 'state.json', 'effective-config.json', 'preflight.json', 'shared-init.json', 'pilot.json', 'training.json', 'evaluation.json', 'decision-summary.json', 'record.json'];
+export const RUN_FILES = ['run.json', 'spec.json', 'state.json', 'effective-config.json', 'preflight.json', 'shared-init.json', 'pilot.json', 'training.json', 'evaluation.json', 'decision-summary.json', 'record.json'] as const satisfies readonly RunFileName[];
+
+/**
+ * Every file of a completed run reads back through the run-directory contract (@rx/run-dir): each JSON file
+ * against its schema, each line of each JSON-lines file against its line schema (readRunLines stops at the first
+ * line that does not match, so all lines read means all lines match).
+ */
+export function checkRunFilesAgainstContract(dir: RunDir, spec: ExperimentSpec): void {
+  for (const f of RUN_FILES) expect([f, existsSync(dir.path(f))]).toEqual([f, true]);
+  for (const f of RUN_FILES) readRunFile(dir, f);
+  readRunFile(dir, 'logs/endpoints.json');
+  const pilot = readRunFile(dir, 'pilot.json');
+  for (const p of pilot.pilots) readRunFile(dir, '<pilot>/gate-report.json', dir.gateReportFile(dir.path(p.dir)));
+  const lineFiles: Array<[RunLineFileName, string]> = [];
+  for (const arm of spec.arms.map((a) => a.name)) {
+    readRunFile(dir, '<arm>/training.json', dir.trainingFile(arm));
+    lineFiles.push(['<arm>/steps.jsonl', dir.stepsFile(arm)], ['<arm>/metrics.jsonl', dir.stepMetricsFile(arm)], ['<arm>/transcripts.jsonl', dir.transcriptsFile(arm)]);
+  }
+  for (const model of ['base', ...spec.arms.map((a) => a.name)]) lineFiles.push(['<model>/eval.jsonl', dir.evalFile(model)]);
+  if (existsSync(dir.deadLettersFile)) lineFiles.push(['dead-letters.jsonl', dir.deadLettersFile]);
+  for (const [name, file] of lineFiles) expect([dir.relative(file), readRunLines(dir, name, file).length]).toEqual([dir.relative(file), jsonLines(file).length]);
+}
 
 export function jsonLines<T>(file: string): T[] {
   return readFileSync(file, 'utf8')
@@ -61,13 +82,13 @@ export function checkStepLogs(armDir: string, steps: readonly StepRecord[]): voi
 /** checks a completed run directory; returns its record and the recomputed decision */
 export function checkCompletedRun(out: string, expectedTestIds: readonly string[]): { record: RunRecord; decision: HoeffdingRecord; spec: ExperimentSpec } {
   const dir = new RunDir(out);
-  for (const f of RUN_FILES) expect([f, existsSync(dir.path(f))]).toEqual([f, true]);
   const parsed = loadSpecText(readFileSync(dir.specFile, 'utf8'));
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   const spec = parsed.spec;
+  checkRunFilesAgainstContract(dir, spec);
   const t = treatmentArm(spec).name;
   const b = baselineArm(spec).name;
-  const record = dir.readJson<RunRecord>(dir.recordFile);
+  const record: RunRecord = readRunFile(dir, 'record.json');
   expect(record.status).toBe('complete');
   expect(record.effective_config).toEqual(dir.readJson(dir.effectiveConfigFile));
 
@@ -85,10 +106,10 @@ export function checkCompletedRun(out: string, expectedTestIds: readonly string[
   // shared initialisation: one state, identical outputs for both arms before and at their first update
   expect(record.shared_initialisation?.identical).toBe(true);
   expect(new Set(Object.values(record.shared_initialisation!.arms).map((a) => a.output_sha256)).size).toBe(1);
-  expect((record.training?.first_update_check as { identical: boolean }).identical).toBe(true);
+  expect(record.training?.first_update_check?.identical).toBe(true);
 
   // pilot: the gate metrics of the chosen pilot recomputed from its step logs and held-out rewards
-  const pilot = dir.readJson<PilotResult>(dir.pilotFile);
+  const pilot = readRunFile(dir, 'pilot.json');
   expect(record.gates).toEqual(pilot);
   expect(pilot.pass).toBe(true);
   const chosen = pilot.pilots[pilot.pilots.length - 1];

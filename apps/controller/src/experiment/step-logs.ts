@@ -3,14 +3,17 @@
 // advantage). Both are derived from the step records, so a resumed or restarted arm rewrites them from its records.
 import * as path from 'node:path';
 import { stepMetricsLine, type StepRecord, type TranscriptLine } from '@rx/contracts';
+import { RUN_FILE_NAMES } from '@rx/run-dir';
 import type { ExperimentContext } from './experiment-context';
 
+/** the metrics.jsonl beside a steps.jsonl (an arm's, or a pilot arm's) */
 export function metricsFileFor(stepsFile: string): string {
-  return path.join(path.dirname(stepsFile), 'metrics.jsonl');
+  return path.join(path.dirname(stepsFile), path.basename(RUN_FILE_NAMES.stepMetrics));
 }
 
+/** the transcripts.jsonl beside a steps.jsonl */
 export function transcriptsFileFor(stepsFile: string): string {
-  return path.join(path.dirname(stepsFile), 'transcripts.jsonl');
+  return path.join(path.dirname(stepsFile), path.basename(RUN_FILE_NAMES.transcripts));
 }
 
 /** the step's kept completions, decoded, with the question they answer */
