@@ -12,7 +12,7 @@ import { stepMetricsLine, stepRecordSchema, type StepRecord } from '@rx/contract
 import { evaluateGates, formatGateReport, gateMetrics, type ActivationGateSource, type GateReport, type HeldoutPromptRewards, type LoggedBatch } from '@rx/gates';
 import { hoeffdingRecord, pairedHoeffding, percentile, type HoeffdingRecord, type HoeffdingRule } from '@rx/stats';
 import { mulberry32 } from '@rx/stats';
-import { RunDir, writeRunFile, type PilotReport, type RunFileName, type RunRecord } from '@rx/run-dir';
+import { RunDir, writeRunFile, type EvalLine, type PilotReport, type RunFileName, type RunRecord } from '@rx/run-dir';
 
 export const FIXTURE_SPEC_FILE = path.resolve(__dirname, '../../../specs/embedded.json');
 
@@ -203,7 +203,9 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
   }
   if (!omit.has('eval') && !stopped) {
     for (const [model, correct] of Object.entries(evalResult)) {
-      w.lines(path.join(model, 'eval.jsonl'), correct.map((c, i) => ({ item_id: i, correct: c, extracted: c ? String(i) : '7', completion: `... \\boxed{${c ? i : 7}}` })));
+      // as the evaluator writes them (EvalLine of @rx/run-dir)
+      const lines: EvalLine[] = correct.map((c, i) => ({ item_id: String(i), correct: c, extracted: c ? String(i) : '7', completion: `... \\boxed{${c ? i : 7}}`, stop_reason: 'stop', format_ok: true, completion_tokens: 12 }));
+      w.lines(path.join(model, 'eval.jsonl'), lines);
     }
   }
 
