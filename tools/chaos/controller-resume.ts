@@ -6,13 +6,12 @@
 // under each arm's final sampler weights), every eval file and the decision; each arm exactly `steps` optimizer
 // steps on the backend's side. Every file written is grepped for the API key and the Redis password.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { TinkerBackend, rendererFor } from '@rx/backend';
-import type { StepRecord } from '@rx/contracts';
 import { arithDataset } from '@rx/datasets';
 import { loadSpecText, type ExperimentSpec } from '@rx/spec';
-import { PHASES } from '@rx/run-dir';
+import { PHASES, readRunFile, readRunFileIfExists, readRunLines, RunDir } from '@rx/run-dir';
 import { backendOptimizerSteps } from './backend-steps';
 import { weightsFingerprint } from './chaos-controller';
 import { ChaosStack } from './chaos-stack';
@@ -63,33 +62,31 @@ interface RunDirFacts {
 }
 
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
-const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
-
-function readRunDir(dir: string, spec: ExperimentSpec): RunDirFacts {
-  const state = readJson<{ arms: Record<string, { runId: string }> }>(path.join(dir, 'state.json'));
+/** what a completed run directory says, read through the run-directory contract (@rx/run-dir), for comparing two runs */
+function runDirFacts(root: string, spec: ExperimentSpec): RunDirFacts {
+  const dir = new RunDir(root);
+  const state = readRunFile(dir, 'state.json');
   const facts: RunDirFacts = { records: {}, finalStatePaths: {}, finalSamplerPaths: {}, gates: null, evalSha256: {}, decision: null, verdict: null };
   for (const arm of spec.arms.map((a) => a.name)) {
-    const lines = readFileSync(path.join(dir, arm, 'steps.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '');
     // the arm's last attempt only (a resumed arm may have restarted its attempt)
-    facts.records[arm] = lines.map((l) => JSON.parse(l) as StepRecord).filter((r) => r.runId === state.arms[arm]?.runId).map(comparableRecord);
-    const training = readJson<{ final: { state_path: string; sampler_path: string } }>(path.join(dir, arm, 'training.json'));
+    facts.records[arm] = readRunLines(dir, '<arm>/steps.jsonl', dir.stepsFile(arm)).filter((r) => r.runId === state.arms[arm]?.runId).map(comparableRecord);
+    const training = readRunFile(dir, '<arm>/training.json', dir.trainingFile(arm));
     facts.finalStatePaths[arm] = training.final.state_path;
     facts.finalSamplerPaths[arm] = training.final.sampler_path;
   }
-  for (const model of ['base', ...spec.arms.map((a) => a.name)]) facts.evalSha256[model] = sha256(readFileSync(path.join(dir, model, 'eval.jsonl')));
-  const pilot = readJson<{ chosen_bandwidth: number | null; pilots: Array<{ bandwidth: number; metrics: unknown; report: { pass: boolean } }> }>(path.join(dir, 'pilot.json'));
+  for (const model of ['base', ...spec.arms.map((a) => a.name)]) facts.evalSha256[model] = sha256(readFileSync(dir.evalFile(model)));
+  const pilot = readRunFile(dir, 'pilot.json');
   facts.gates = { chosen_bandwidth: pilot.chosen_bandwidth, pilots: pilot.pilots.map((p) => ({ bandwidth: p.bandwidth, metrics: p.metrics, pass: p.report.pass })) };
-  const { n, effect, lower, upper, outcome } = readJson<Record<string, unknown>>(path.join(dir, 'decision-summary.json'));
+  const { n, effect, lower, upper, outcome } = readRunFile(dir, 'decision-summary.json');
   facts.decision = { n, effect, lower, upper, outcome };
-  facts.verdict = readJson<{ verdict: { outcome: string } }>(path.join(dir, 'record.json')).verdict.outcome;
+  facts.verdict = readRunFile(dir, 'record.json').verdict.outcome;
   return facts;
 }
 
 /** the phase a run directory is in: the first of its phases not completed (null when the run is complete) */
-function currentPhase(dir: string): string | null {
-  const file = path.join(dir, 'state.json');
-  if (!existsSync(file)) return 'setup';
-  const state = readJson<{ status: string; completed: string[] }>(file);
+function currentPhase(root: string): string | null {
+  const state = readRunFileIfExists(new RunDir(root), 'state.json');
+  if (!state) return 'setup';
   if (state.status === 'complete') return null;
   return PHASES.find((p) => !state.completed.includes(p)) ?? 'record';
 }
@@ -155,8 +152,8 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
     const parsed = loadSpecText(readFileSync(path.join(faultedDir, 'spec.json'), 'utf8'));
     if (!parsed.ok) throw new Error(parsed.errors[0]);
     const spec = parsed.spec;
-    const a = readRunDir(cleanDir, spec);
-    const b = readRunDir(faultedDir, spec);
+    const a = runDirFacts(cleanDir, spec);
+    const b = runDirFacts(faultedDir, spec);
     for (const key of ['records', 'gates', 'evalSha256', 'decision', 'verdict'] as const) {
       const d = firstDifference(b[key], a[key], key);
       if (d) report.differences.push(d);
