@@ -291,7 +291,7 @@ class RunDirReader {
     const out: StepSeries[] = [];
     for (const pilot of this.pilotDirs()) {
       for (const arm of this.subdirs(pilot)) {
-        const file = this.dir.stepsFile(path.join(pilot, arm));
+        const file = this.dir.pilotStepsFile(this.dir.path(pilot), arm);
         if (!existsSync(file)) continue;
         const steps = this.stepLog(file);
         if (steps.length > 0) out.push({ arm, phase: 'pilot', source: this.rel(file), label: `${arm} (${pilotLabel(pilot)})`, steps });

@@ -254,7 +254,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
       revision: null,
       backend: 'embedded',
       services: 'spawn',
-      effective_config: { run_id: runId, steps },
+      effective_config: effectiveConfig,
       correctness_preflight: null,
       shared_initialisation: null,
       gates: pilotResult,

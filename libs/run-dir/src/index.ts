@@ -1,7 +1,6 @@
 export * from './run-layout';
 export * from './run-state';
 export * from './run-files';
-export * from './json-object';
 export * from './shared-init.schema';
 export * from './pilot.schema';
 export * from './training.schema';

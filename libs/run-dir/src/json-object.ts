@@ -5,5 +5,4 @@ import { z } from 'zod';
 
 export const jsonObject = <T extends z.ZodRawShape>(shape: T) => z.object(shape);
 
-export const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 export const isoTime = z.string().datetime();

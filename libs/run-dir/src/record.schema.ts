@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { preflightResultSchema } from '@rx/preflight';
 import { specRevisionSchema } from '@rx/spec';
 import { decisionSummarySchema } from './decision.schema';
+import { effectiveConfigSchema } from './effective-config.schema';
 import { evaluationSchema } from './evaluation.schema';
 import { isoTime, jsonObject } from './json-object';
 import { pilotResultSchema } from './pilot.schema';
@@ -83,7 +84,7 @@ export const runRecordSchema = jsonObject({
   revision: specRevisionSchema.nullable(),
   backend: runManifestSchema.shape.backend,
   services: runManifestSchema.shape.services,
-  effective_config: z.unknown(),
+  effective_config: effectiveConfigSchema.nullable(),
   correctness_preflight: preflightResultSchema.nullable(),
   shared_initialisation: sharedInitSchema.nullable(),
   gates: pilotResultSchema.nullable(),

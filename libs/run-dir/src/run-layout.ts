@@ -81,6 +81,8 @@ export class RunDir {
   failedPilotDir(bandwidth: number, gate: string): string { return this.path(`${pilotDirName(bandwidth)}_FAILED_${gate}`); }
   armDir(arm: string): string { return this.path(arm); }
   stepsFile(arm: string): string { return this.path(arm, leaf(N.steps)); }
+  /** an arm's step log in a pilot's directory (pilotDir, failedPilotDir) */
+  pilotStepsFile(pilotDir: string, arm: string): string { return path.join(pilotDir, arm, leaf(N.steps)); }
   stepMetricsFile(arm: string): string { return this.path(arm, leaf(N.stepMetrics)); }
   transcriptsFile(arm: string): string { return this.path(arm, leaf(N.transcripts)); }
   /** a pilot's gate report, in the pilot's directory (pilotDir, failedPilotDir) */

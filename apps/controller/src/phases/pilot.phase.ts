@@ -5,7 +5,6 @@
 // If only kernel_effective_neighbors_p10 fails, the single pre-registered calibration runs: the next bandwidth
 // of {0.5, 1.0}, chosen by the gate on pilot training prompts only, at most 2 pilot steps and 10 wall minutes.
 // The failed pilot's logs are kept beside it (pilot_bw0.5_FAILED_ess/). Still failing: the run stops here.
-import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
 import { evaluateGates, formatGateReport, gateMetrics, type GateReport, type HeldoutPromptRewards } from '@rx/gates';
 import { gradeCompletion } from '@rx/grading';
@@ -61,7 +60,7 @@ async function runOnePilot(ctx: ExperimentContext, i: PilotInputs): Promise<{ re
     toStep: settings.steps,
     bandwidth: i.bandwidth,
     initStatePath: i.init.state_path,
-    stepsFile: path.join(dir, t.name, 'steps.jsonl'),
+    stepsFile: ctx.dir.pilotStepsFile(dir, t.name),
     label: `pilot ${formatBandwidth(i.bandwidth)}`,
     deadline: i.deadline,
   });
@@ -73,7 +72,7 @@ async function runOnePilot(ctx: ExperimentContext, i: PilotInputs): Promise<{ re
         toStep: 1,
         bandwidth: i.bandwidth,
         initStatePath: i.init.state_path,
-        stepsFile: path.join(dir, b.name, 'steps.jsonl'),
+        stepsFile: ctx.dir.pilotStepsFile(dir, b.name),
         label: 'pilot',
         deadline: i.deadline,
       })
