@@ -124,12 +124,9 @@ export class RunDir {
     }
   }
 
-  readJson<T = unknown>(file: string): T {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  }
-
-  readJsonIfExists<T = unknown>(file: string): T | null {
-    return existsSync(file) ? this.readJson<T>(file) : null;
+  /** a file's JSON, unchecked: a file of the run is read with its schema (run-files.ts: readRunFile) */
+  readJson(file: string): unknown {
+    return JSON.parse(readFileSync(file, 'utf8'));
   }
 
   readText(file: string): string {

@@ -15,7 +15,7 @@ import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
 import { freePort } from '../infra/free-port';
 import { REPO_ROOT } from '../infra/repo-root';
 import { ServiceSupervisor } from '../infra/service-supervisor';
-import { RunDir, type RunRecord } from '@rx/run-dir';
+import { readRunFile, RunDir } from '@rx/run-dir';
 import { jsonLines } from './run-directory.check';
 
 jest.setTimeout(240_000);
@@ -117,8 +117,8 @@ describe('a controller pod restarted after a SIGKILL', () => {
     expect(Date.now() - started).toBeGreaterThan(STALE_MS - 1_500);
     expect(replacement.output()).not.toMatch(/is being driven by/);
 
-    const a = new RunDir(path.join(work, 'reference')).readJson<RunRecord>(path.join(work, 'reference', 'record.json'));
-    const b = dir.readJson<RunRecord>(dir.recordFile);
+    const a = readRunFile(new RunDir(path.join(work, 'reference')), 'record.json');
+    const b = readRunFile(dir, 'record.json');
     expect(b.attempts.map((x) => [x.resumed, x.outcome])).toEqual([
       [false, 'running'],
       [true, 'complete'],

@@ -25,7 +25,7 @@ import { REPO_ROOT } from '../infra/repo-root';
 import { ServiceSupervisor } from '../infra/service-supervisor';
 import { NullProgress } from '../progress/progress.reporter';
 import { sha256Json } from '../run/canonical-json';
-import { RunDir, type PilotResult, type RunRecord } from '@rx/run-dir';
+import { readRunFile, RunDir } from '@rx/run-dir';
 import { checkCompletedRun, cli, jsonLines as lines } from './run-directory.check';
 
 jest.setTimeout(90_000);
@@ -108,7 +108,7 @@ describe('rx run on the services (hash-chain test policy)', () => {
     expect(existsSync(path.join(out, 'spec.source.json'))).toBe(true);
     // the spec's gates: at 0.5 the fixture's few prompt lengths leave too few effective neighbours (p10 < 8), so the
     // pre-registered calibration runs and 1.0 passes, as on the embedded model
-    const pilots = (record.gates as PilotResult).pilots.map((p) => [p.bandwidth, p.report.pass, p.report.results.filter((g) => !g.pass).map((g) => g.metric)]);
+    const pilots = record.gates!.pilots.map((p) => [p.bandwidth, p.report.pass, p.report.results.filter((g) => !g.pass).map((g) => g.metric)]);
     expect(pilots).toEqual([
       [0.5, false, ['kernel_effective_neighbors_p10']],
       [1, true, []],
@@ -131,7 +131,7 @@ describe('rx run on the services (hash-chain test policy)', () => {
     expect(first.status).toBe('interrupted');
     const dir = new RunDir(out);
     expect(existsSync(dir.stepsFile('gs1_kernel'))).toBe(false);
-    const pilotBefore = dir.readJson<PilotResult>(dir.pilotFile);
+    const pilotBefore = readRunFile(dir, 'pilot.json');
     const again = await run(out, { resume: true });
     expect(again.status).toBe('complete');
     const a = whole.record!;
@@ -158,7 +158,7 @@ describe('rx run on the services (hash-chain test policy)', () => {
     const again = await run(out, { resume: true });
     expect(again.status).toBe('complete');
     // both arms continued from their last committed step: no arm trained again from the start
-    const state = dir.readJson<{ arms: Record<string, { attempt: number }> }>(dir.stateFile);
+    const state = readRunFile(dir, 'state.json');
     expect(Object.values(state.arms).map((a) => a.attempt)).toEqual([1, 1]);
     const steps = (d: RunDir, arm: string) => lines<StepRecord>(d.stepsFile(arm)).map((r) => [r.step, r.samplerPath, r.loss, r.rollouts.map((x) => [x.reward, x.advantage])]);
     for (const arm of ['grpo_gs8', 'gs1_kernel']) expect([arm, steps(dir, arm)]).toEqual([arm, steps(new RunDir(whole.dir), arm)]);
@@ -179,7 +179,7 @@ describe('rx run on the services (hash-chain test policy)', () => {
     const r = await run(out, { overridePath: override(1e9) });
     expect(r.status).toBe('stopped');
     const dir = new RunDir(out);
-    const pilot = dir.readJson<PilotResult>(dir.pilotFile);
+    const pilot = readRunFile(dir, 'pilot.json');
     expect(pilot.pass).toBe(false);
     expect(pilot.chosen_bandwidth).toBeNull();
     expect(pilot.calibration?.ran).toBe(true);
@@ -194,7 +194,7 @@ describe('rx run on the services (hash-chain test policy)', () => {
     // no arm was trained, nothing was evaluated, and the record says which gate failed and by how much
     for (const arm of ['grpo_gs8', 'gs1_kernel']) expect(existsSync(dir.armDir(arm))).toBe(false);
     expect(existsSync(dir.evaluationFile)).toBe(false);
-    const record = dir.readJson<RunRecord>(dir.recordFile);
+    const record = readRunFile(dir, 'record.json');
     expect(record.training).toBeNull();
     expect(record.decision).toBeNull();
     expect(record.verdict.outcome).toBe('stopped');
@@ -212,7 +212,7 @@ describe('rx run on the services (hash-chain test policy)', () => {
     const r = await run(out, { overridePath: override((ess.at05 + ess.at10) / 2) });
     expect([r.status, r.message]).toEqual(['complete', null]);
     const dir = new RunDir(out);
-    const pilot = dir.readJson<PilotResult>(dir.pilotFile);
+    const pilot = readRunFile(dir, 'pilot.json');
     expect(pilot.pilots.map((p) => [p.bandwidth, p.report.pass])).toEqual([
       [0.5, false],
       [1, true],
