@@ -19,13 +19,13 @@ module.exports = {
         module: { type: 'commonjs' },
       },
     ],
-    // @nestjs/bullmq 12, @nestjs/bull-shared and @nestjs/terminus ship ES modules only: compile them to CommonJS for jest
-    '^.+/node_modules/@nestjs/(bull(mq|-shared)|terminus)/.+\\.js$': [
+    // @nestjs/terminus ships ES modules only: compile it to CommonJS for jest
+    '^.+/node_modules/@nestjs/terminus/.+\\.js$': [
       '@swc/jest',
       { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@nestjs/(bull(mq|-shared)|terminus)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/terminus/)'],
   moduleNameMapper: {
     // a lib's test doubles: their own project (type:testing) beside the lib, imported only by tests and tools
     '^@rx/([a-z-]+)/testing$': path.join(root, 'libs/$1/testing/index.ts'),
