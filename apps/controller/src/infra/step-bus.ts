@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jobIdFor, QUEUE_CATALOG, type StepComplete, type StepEvent, type StepRequest } from '@rx/contracts';
 import { PIPELINE_GRAPH, throughRedisOutages, type JobConsumerDeps } from '@rx/pipeline';
 import { QueueRepository, RedisConnectionFactory, startEdgeWorkers, type EdgeWorkers } from '@rx/queue';
+import type { SeenDeadLetterLine } from '@rx/run-dir';
 import { canonicalJson } from '../run/canonical-json';
 
 export interface StepBusOptions {
@@ -20,15 +21,8 @@ export interface StepBusOptions {
   onDeadLetter?: (letter: SeenDeadLetter) => void;
 }
 
-/** a dead letter as the controller records it */
-export interface SeenDeadLetter {
-  deadLetterJobId: string;
-  sourceQueue: string | null;
-  sourceJobId: string;
-  reason: string;
-  error: string | null;
-  receivedAt: string | null;
-}
+/** a dead letter as the controller records it (a line of dead-letters.jsonl, less the time it was written down) */
+export type SeenDeadLetter = Omit<SeenDeadLetterLine, 'seen_at'>;
 
 export class StepFailedError extends Error {
   override readonly name = 'StepFailedError';
