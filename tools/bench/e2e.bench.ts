@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
+import { readRunFileIfExists, RunDir } from '@rx/run-dir';
 import { parseNumericFlags } from './bench-args';
 import { processMemory } from './bench-process';
 import { fmt, verdict } from './bench-stats';
@@ -17,26 +18,6 @@ const FLAGS = {
 const TARGET_MINUTES = 15;
 const SPEC = 'specs/embedded.json';
 
-interface RunRecordView {
-  status?: string;
-  verdict?: { outcome?: string } | string;
-  wall_seconds?: Record<string, unknown>;
-}
-
-interface RunStateView {
-  status?: string;
-  reason?: string | null;
-  completed?: string[];
-  wallSeconds?: Record<string, number>;
-}
-
-function readJson<T>(file: string): T | null {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
-  } catch {
-    return null;
-  }
-}
 
 /** the pids under `root` (children of children), from /proc/<pid>/task/<tid>/children */
 function descendants(root: number): number[] {
@@ -125,8 +106,17 @@ export const e2eBenchmark: Benchmark = {
     const wall = (performance.now() - t0) / 1000;
     const loads = load.stop();
 
-    const record = readJson<RunRecordView>(path.join(outDir, 'record.json'));
-    const state = readJson<RunStateView>(path.join(outDir, 'state.json'));
+    // read through the run-directory contract; a run stopped before writing one has none
+    const dir = new RunDir(outDir);
+    const readOrNull = <T>(read: () => T | null): T | null => {
+      try {
+        return read();
+      } catch {
+        return null;
+      }
+    };
+    const record = readOrNull(() => readRunFileIfExists(dir, 'record.json'));
+    const state = readOrNull(() => readRunFileIfExists(dir, 'state.json'));
     const phases: Array<[string, number]> = record?.wall_seconds
       ? Object.entries(record.wall_seconds).filter((e): e is [string, number] => typeof e[1] === 'number')
       : Object.entries(state?.wallSeconds ?? {});
