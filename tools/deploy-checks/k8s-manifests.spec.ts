@@ -4,6 +4,7 @@
 // resources, non-root, secrets only by reference, every reference resolving inside the render.
 import * as fs from 'node:fs';
 import type { IContainer } from 'kubernetes-models/v1/Container';
+import { PUBLIC_PATHS } from '@rx/policy-server';
 import { byteSize } from './byte-size';
 import { loadCompose } from './compose-file';
 import { repoPath, rxServices, serviceFor } from './deploy-layout';
@@ -129,6 +130,8 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
           for (const [kind, want] of Object.entries(probePaths) as Array<[keyof typeof probePaths, string]>) {
             const get = c[kind]?.httpGet;
             if (!get || get.path !== want || (get.port !== 'http' && get.port !== port)) problems.push(`${w.name}: ${kind} is not GET ${want} on the http port`);
+            // the kubelet sends no key: with RX_POLICY_API_KEY set, a probe on a route that needs it gets 401 forever
+            if (get?.path !== undefined && env.RX_POLICY_API_KEY !== undefined && !PUBLIC_PATHS.has(get.path)) problems.push(`${w.name}: ${kind} GET ${get.path} needs the API key`);
           }
           for (const side of ['requests', 'limits'] as const) {
             for (const r of ['cpu', 'memory']) if (!c.resources?.[side]?.[r]) problems.push(`${w.name}: no resources.${side}.${r}`);

@@ -1,6 +1,7 @@
 // The API key over real HTTP: every registered route, spelled every way Express might still route it (case,
 // percent-encoding, trailing and double slashes, dot segments, a query) and with every method, answers 401 without
-// the key and with a wrong one, and nothing runs; only GET/HEAD /health and /api/v1/healthz answer without it.
+// the key and with a wrong one, and nothing runs; only GET/HEAD /health, /health/live, /health/ready and
+// /api/v1/healthz answer without it.
 // Request ids are random; a 409 names nothing but what the caller sent.
 import { ExecutionContext, HttpException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
@@ -51,10 +52,10 @@ describe('policy server authentication', () => {
     const routes = registeredRoutes(server);
     // the table covers what the server serves, whatever routes it has today
     expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(['POST /api/v1/create_model', 'POST /api/v1/optim_step', 'POST /api/v1/retrieve_future', 'POST /api/v1/unload_model', 'GET /api/v1/samplers/x', 'GET /metrics', 'GET /health']),
+      expect.arrayContaining(['POST /api/v1/create_model', 'POST /api/v1/optim_step', 'POST /api/v1/retrieve_future', 'POST /api/v1/unload_model', 'GET /api/v1/samplers/x', 'GET /metrics', 'GET /health', 'GET /health/live', 'GET /health/ready']),
     );
     // a query string does not change the route
-    const isPublic = (method: string, path: string): boolean => (method === 'GET' || method === 'HEAD') && ['/health', '/api/v1/healthz'].includes(path.split('?')[0]);
+    const isPublic = (method: string, path: string): boolean => (method === 'GET' || method === 'HEAD') && ['/health', '/health/live', '/health/ready', '/api/v1/healthz'].includes(path.split('?')[0]);
     const answered: string[] = [];
     let tried = 0;
     for (const route of routes) {
@@ -80,6 +81,9 @@ describe('policy server authentication', () => {
     const server = await harness.serve(new InMemoryPolicyBackend(), { apiKey: KEY });
     expect((await rawRequest(server, 'GET', '/health')).status).toBe(200);
     expect((await rawRequest(server, 'HEAD', '/health')).status).toBe(200);
+    // the probes Kubernetes sends (k8s/overlays/embedded/policy-server.yaml): no key there either
+    expect(await rawRequest(server, 'GET', '/health/live')).toMatchObject({ status: 200, json: { status: 'ok' } });
+    expect(await rawRequest(server, 'GET', '/health/ready')).toMatchObject({ status: 200, json: { status: 'ok', info: { backend: { status: 'up' } } } });
     expect(await rawRequest(server, 'GET', '/api/v1/healthz')).toMatchObject({ status: 200, json: { status: 'ok' } });
     expect(await rawRequest(server, 'GET', '/metrics')).toMatchObject({ status: 401, json: { error: 'missing or wrong X-API-Key' } });
     const metrics = await rawRequest(server, 'GET', '/metrics', undefined, { authorization: `Bearer ${KEY}` });
@@ -140,7 +144,11 @@ describe('the key check itself', () => {
   it('treats as public only GET/HEAD of the liveness paths spelled exactly', () => {
     expect(isPublicRequest({ method: 'GET', originalUrl: '/health', url: '/health' })).toBe(true);
     expect(isPublicRequest({ method: 'HEAD', originalUrl: '/api/v1/healthz?x=1', url: '/api/v1/healthz?x=1' })).toBe(true);
-    for (const [method, path] of [['POST', '/health'], ['GET', '/Health'], ['GET', '/health/'], ['GET', '//health'], ['GET', '/%68ealth'], ['GET', '/metrics'], ['GET', '/api/v1/healthz/../create_model']]) {
+    expect(isPublicRequest({ method: 'GET', originalUrl: '/health/live', url: '/health/live' })).toBe(true);
+    expect(isPublicRequest({ method: 'GET', originalUrl: '/health/ready', url: '/health/ready' })).toBe(true);
+    const misses = [['POST', '/health'], ['GET', '/Health'], ['GET', '/health/'], ['GET', '//health'], ['GET', '/%68ealth'], ['GET', '/metrics'], ['GET', '/api/v1/healthz/../create_model']];
+    misses.push(['POST', '/health/ready'], ['GET', '/health/live/'], ['GET', '/health/Ready'], ['GET', '/health/ready/../../metrics'], ['GET', '/health/metrics']);
+    for (const [method, path] of misses) {
       expect({ method, path, public: isPublicRequest({ method, originalUrl: path, url: path }) }).toEqual({ method, path, public: false });
     }
   });

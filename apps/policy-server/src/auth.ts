@@ -1,5 +1,6 @@
 // Authentication of the policy server: with RX_POLICY_API_KEY set, every request needs the key (in X-API-Key, or
-// `Authorization: Bearer <key>` for Prometheus) except the liveness routes, GET /health and GET /api/v1/healthz.
+// `Authorization: Bearer <key>` for Prometheus) except the health routes, GET /health, /health/live, /health/ready
+// (the probes Kubernetes sends, which carry no key) and GET /api/v1/healthz.
 // Two layers over one comparison: a middleware in front of routing that refuses anything not spelled exactly as a
 // public route (so no case, percent-encoding, slash or method variant slips through, and no body is parsed for an
 // unauthenticated client), and a global guard on every routed handler that lets through only handlers marked
@@ -12,13 +13,13 @@ import { apiError } from './api-error';
 import type { PolicyServerConfig } from './config';
 import { POLICY_SERVER_CONFIG } from './tokens';
 
-/** The liveness routes, exactly as a client spells them; GET and HEAD only. */
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/api/v1/healthz']);
+/** The health routes, exactly as a client spells them; GET and HEAD only. */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/health/live', '/health/ready', '/api/v1/healthz']);
 
 const UNAUTHORIZED = 'missing or wrong X-API-Key';
 
 const IS_PUBLIC = 'rx:public-route';
-/** Marks a handler that answers without the key (the liveness routes only). */
+/** Marks a handler that answers without the key (the health routes only). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
 
 function digest(text: string): Buffer {

@@ -47,7 +47,7 @@ export const policyServerConfigSchema = z
     RX_POLICY_FWDBWD_MAX_CHUNK_LEN: intVar(1, 1024),
     /** on SIGTERM, how long running work may finish before the server closes anyway */
     RX_POLICY_SHUTDOWN_GRACE_MS: intVar(0, 10_000),
-    /** when set, every request but GET /health and /api/v1/healthz must carry it (X-API-Key or Bearer) */
+    /** when set, every request but GET /health, /health/live, /health/ready and /api/v1/healthz must carry it (X-API-Key or Bearer) */
     RX_POLICY_API_KEY: z.preprocess(emptyToUndefined, z.string().min(8, 'must be at least 8 characters when set').optional()),
     /** most training models (LoRA adapters with optimizer state) alive at once; create_model beyond: 429 */
     RX_POLICY_MAX_MODELS: intVar(1, 128),

@@ -42,7 +42,7 @@ describe('policy-server main', () => {
         });
       });
       const res = await fetch(`${url}/health`);
-      expect(await res.json()).toEqual({ status: 'ok', backend: 'embedded' });
+      expect(await res.json()).toEqual({ status: 'ok', backend: true, backendKind: 'embedded' });
       p.child.kill('SIGTERM');
       expect(await p.exited).toBe(0);
       expect(p.out()).toContain('SIGTERM: finishing running work');

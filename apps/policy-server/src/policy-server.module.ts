@@ -1,27 +1,38 @@
-// The Nest module of the policy server, built around one PolicyBackend and one configuration.
+// The Nest module of the policy server, built around one PolicyBackend and one configuration; its health and
+// metrics endpoints are @rx/service-host's over the backend's ping, the health routes public, /metrics behind the key.
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { TerminusModule } from '@nestjs/terminus';
 import type { PolicyBackend } from '@rx/backend';
-import { ApiKeyGuard } from './auth';
+import { healthEndpoints, type HealthProbes } from '@rx/service-host';
+import { ApiKeyGuard, Public } from './auth';
 import type { PolicyServerConfig } from './config';
-import { HealthController } from './health.controller';
 import { TinkerApiController } from './tinker-api.controller';
 import { TinkerApiService } from './tinker-api.service';
 import { POLICY_BACKEND, POLICY_SERVER_CONFIG } from './tokens';
 
+/** The policy server's health: its backend answers; the report names the backend's kind. */
+export function policyServerHealthProbes(api: TinkerApiService): HealthProbes {
+  return {
+    probes: { backend: () => api.ping() },
+    details: () => ({ backendKind: api.backendKind }),
+    metrics: { exposition: () => api.metrics.registry.metrics(), contentType: api.metrics.registry.contentType },
+  };
+}
+
 @Module({})
 export class PolicyServerModule {
   static forRoot(config: PolicyServerConfig, backend: PolicyBackend): DynamicModule {
+    const health = healthEndpoints({ useFactory: policyServerHealthProbes, inject: [TinkerApiService] }, { health: [Public()] });
     return {
       module: PolicyServerModule,
-      imports: [TerminusModule.forRoot({ logger: false })],
-      controllers: [TinkerApiController, HealthController],
+      imports: health.imports,
+      controllers: [TinkerApiController, ...health.controllers],
       providers: [
         { provide: POLICY_SERVER_CONFIG, useValue: config },
         { provide: POLICY_BACKEND, useValue: backend },
         TinkerApiService,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
+        ...health.providers,
       ],
     };
   }

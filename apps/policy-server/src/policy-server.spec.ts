@@ -258,16 +258,20 @@ describe('policy server', () => {
     const backend = new InMemoryPolicyBackend();
     const server = await serve(backend);
     const health = await fetch(`${server.url}/health`);
-    expect([health.status, await health.json()]).toEqual([200, { status: 'ok', backend: 'embedded' }]);
+    // @rx/service-host's report: each probe yes/no, the backend's kind beside it
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok', backend: true, backendKind: 'embedded' }]);
     await call(server, 'create_session', { sdk_version: 'test' });
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const scrape = await fetch(`${server.url}/metrics`);
+    expect(scrape.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);
+    const metrics = await scrape.text();
     expect(metrics).toContain('rx_policy_server_requests_total{endpoint="create_session",status="200",service="policy-server"} 1');
     expect(metrics).toContain('rx_policy_server_futures_pending{service="policy-server"} 0');
     expect(metrics).toContain('process_cpu_user_seconds_total');
     expect((await fetch(`${server.url}/health/ready`)).status).toBe(200);
     await backend.close();
     const down = await fetch(`${server.url}/health`);
-    expect(down.status).toBe(503);
+    // the error filter passes the report through: it has its `error`
+    expect([down.status, await down.json()]).toEqual([503, { status: 'unavailable', backend: false, backendKind: 'embedded', error: 'backend does not answer' }]);
     // terminus: live while the backend (its one dependency) is down; ready is 503 (the error filter renders { error })
     expect((await fetch(`${server.url}/health/live`)).status).toBe(200);
     expect((await fetch(`${server.url}/health/ready`)).status).toBe(503);

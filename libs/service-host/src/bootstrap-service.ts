@@ -20,7 +20,7 @@ import { RedisConnectionFactory } from '@rx/queue';
 import type { RendererResolver } from '@rx/pipeline';
 import { redactConfig, workerTimingsOf, type ServiceConfig } from './service-config';
 import { checkHealth } from './health.controller';
-import { RxServiceModule } from './rx-service.module';
+import { RxServiceModule, serviceHealthProbes } from './rx-service.module';
 import { createRxLogger, lineDestination } from './rx-logger';
 import type { ServiceRuntime } from './service-runtime';
 
@@ -102,7 +102,8 @@ export async function bootstrapService<S extends Exclude<PipelineService, 'contr
     const port = (app.getHttpServer().address() as AddressInfo).port;
     const url = `http://127.0.0.1:${port}`;
 
-    await waitUntil(`${service}: Redis and the backend`, readyTimeoutMs, async () => (await checkHealth(runtime)).status === 'ok');
+    const health = serviceHealthProbes(runtime);
+    await waitUntil(`${service}: Redis and the backend`, readyTimeoutMs, async () => (await checkHealth(health)).status === 'ok');
 
     const timings = workerTimingsOf(config);
     const workers = startEdgeWorkers({

@@ -4,7 +4,6 @@ export * from './backend-from-config';
 export * from './bootstrap-service';
 export * from './health.controller';
 export * from './instrumented-backend';
-export * from './metrics.controller';
 export * from './run-service-main';
 export * from './rx-logger';
 export * from './rx-service.module';

@@ -1,22 +1,31 @@
-// The part every pipeline service shares: the runtime as a global provider, /health (terminus: live, ready),
-// /metrics, and Nest's logger on the runtime's pino logger (warnings and errors; no line per request).
+// The part every pipeline service shares: the runtime as a global provider, /health (terminus: live, ready) and
+// /metrics over its probes (Redis and the backend), and Nest's logger on the runtime's pino logger (warnings and
+// errors; no line per request).
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
-import { HealthController } from './health.controller';
-import { MetricsController } from './metrics.controller';
+import { healthEndpoints, type HealthProbes } from './health.controller';
 import { RX_RUNTIME, type ServiceRuntime } from './service-runtime';
+
+/** A pipeline service's health: Redis and the backend answer; the report names the service. */
+export function serviceHealthProbes(runtime: ServiceRuntime): HealthProbes {
+  return {
+    probes: { redis: () => runtime.connections.ping(), backend: () => runtime.backend.ping() },
+    details: () => ({ service: runtime.service }),
+    metrics: { exposition: () => runtime.metrics.exposition(), contentType: runtime.metrics.registry.contentType },
+  };
+}
 
 @Global()
 @Module({})
 export class RxServiceModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
+    const health = healthEndpoints({ useValue: serviceHealthProbes(runtime) });
     return {
       module: RxServiceModule,
       global: true,
-      imports: [TerminusModule.forRoot({ logger: false }), LoggerModule.forRoot({ pinoHttp: { logger: runtime.logger.child({ source: 'nest' }, { level: 'warn' }), autoLogging: false } })],
-      providers: [{ provide: RX_RUNTIME, useValue: runtime }],
-      controllers: [HealthController, MetricsController],
+      imports: [...health.imports, LoggerModule.forRoot({ pinoHttp: { logger: runtime.logger.child({ source: 'nest' }, { level: 'warn' }), autoLogging: false } })],
+      providers: [{ provide: RX_RUNTIME, useValue: runtime }, ...health.providers],
+      controllers: health.controllers,
       exports: [RX_RUNTIME],
     };
   }

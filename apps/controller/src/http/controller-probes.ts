@@ -1,8 +1,6 @@
 // What the controller's HTTP endpoints read: liveness of Redis and the backend, the run it drives, its metrics.
 import type { RxMetrics } from '@rx/metrics';
 
-export const CONTROLLER_PROBES = Symbol('CONTROLLER_PROBES');
-
 export interface ControllerProbes {
   redis(): Promise<boolean>;
   backend(): Promise<boolean>;
