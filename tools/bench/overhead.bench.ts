@@ -1,16 +1,18 @@
 // 1. Orchestration overhead: the same steps of both arms of the embedded experiment, three ways, interleaved
 // step by step (the order rotates) so that the machine's load falls on all three alike:
-//   direct: InProcessPipeline in this process, the EmbeddedBackend called directly;
-//   http:   InProcessPipeline in this process, the model behind the policy server (TinkerBackend over HTTP);
+//   direct: InProcessPipeline in this process, the EmbeddedBackend called directly, windows and ledger in memory;
+//   http:   InProcessPipeline in this process, the model behind the policy server (TinkerBackend over HTTP), the
+//           windows, the step ledger and the step log where the services keep them (Redis, steps.jsonl);
 //   queues: the four services as child processes over BullMQ on the real Redis, the same policy server.
-// queues/direct is the whole cost of running as services; queues/http isolates the queue hops.
+// All three run the same edges with the same edge runner. queues/direct is the whole cost of running as
+// services; queues/http isolates the transport: the queue hops and the separate processes.
 import { TinkerBackend, type PolicyBackend } from '@rx/backend';
 import { jobIdFor, QUEUE_CATALOG, type QueueName, type StageName, type StageTimings, type StepRequest } from '@rx/contracts';
 import { EmbeddedBackend } from '@rx/embedded-model';
 import { gradeCompletion } from '@rx/grading';
-import { cachedRendererResolver, InProcessPipeline } from '@rx/pipeline';
+import { cachedRendererResolver, InProcessPipeline, StepLog } from '@rx/pipeline';
 import { NO_API_KEY } from '@rx/service-host';
-import { RedisConnectionFactory } from '@rx/queue';
+import { RedisConnectionFactory, RedisRolloutWindowStore, RedisTrainerStepLedger } from '@rx/queue';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -213,6 +215,7 @@ export const overheadBenchmark: Benchmark = {
     let server: BenchProcess | undefined;
     let stack: ServiceStack | undefined;
     let driver: StepDriver | undefined;
+    let storeConnections: RedisConnectionFactory | undefined;
     const backends: PolicyBackend[] = [];
     const results: ModeStep[] = [];
     let costs: PayloadCost[] = [];
@@ -230,9 +233,17 @@ export const overheadBenchmark: Benchmark = {
       const http = new TinkerBackend({ baseUrl: server.url, apiKey: NO_API_KEY });
       backends.push(direct, http);
       const renderers = cachedRendererResolver();
+      // http keeps the rollout windows, the step ledger and the step log where the services keep them (Redis, a
+      // steps.jsonl), so that queues - http is the transport alone: the queue hops and the separate processes
+      storeConnections = new RedisConnectionFactory(redisUrl(), { connectionName: 'rx-bench-stores' });
+      const stores = {
+        windows: new RedisRolloutWindowStore(storeConnections.producer(), prefix),
+        ledger: new RedisTrainerStepLedger(storeConnections.producer(), prefix),
+        stepLog: new StepLog(path.join(work, 'http-steps')),
+      };
       const pipelines: Record<'direct' | 'http', InProcessPipeline> = {
         direct: new InProcessPipeline({ backend: direct, renderers, grade: gradeCompletion, concurrency: o.concurrency }),
-        http: new InProcessPipeline({ backend: http, renderers, grade: gradeCompletion, concurrency: o.concurrency }),
+        http: new InProcessPipeline({ backend: http, renderers, grade: gradeCompletion, concurrency: o.concurrency, ...stores }),
       };
       stack = await ServiceStack.start({
         prefix,
@@ -265,6 +276,7 @@ export const overheadBenchmark: Benchmark = {
       bareHop = await bareHopMs(prefix, rolloutsJob?.data ?? {});
     } finally {
       await driver?.close().catch(() => undefined);
+      await storeConnections?.close().catch(() => undefined);
       await redis.quit().catch(() => redis.disconnect());
       await stack?.stop();
       await Promise.all(backends.map((b) => b.close().catch(() => undefined)));
@@ -391,8 +403,10 @@ export const overheadBenchmark: Benchmark = {
       `Model: EmbeddedBackend on ${ckpt.description}. Both arms of specs/embedded.json side by side each step ` +
         `(grpo_gs8 8 x 8, gs1_kernel 64 x 1; max_tokens ${MAX_TOKENS}, temperature 1), ${o.warmup} warm-up step(s) then ${o.steps} timed, ` +
         `the three ways interleaved step by step; sampler concurrency ${o.concurrency}. ` +
-        '*direct*: `InProcessPipeline` calling the EmbeddedBackend in this process; *http*: `InProcessPipeline` with the model behind the policy ' +
-        'server (TinkerBackend over HTTP); *queues*: sampler, grader, advantage and trainer as four child processes (their real main.ts) on BullMQ ' +
+        'All three run the graph\'s edges with the same edge runner. *direct*: `InProcessPipeline` (the in-memory transport) calling the ' +
+        'EmbeddedBackend in this process, windows and ledger in memory; *http*: `InProcessPipeline` with the model behind the policy server ' +
+        '(TinkerBackend over HTTP) and the windows, step ledger and step log where the services keep them (Redis, steps.jsonl), so queues - http ' +
+        'is the transport alone; *queues*: sampler, grader, advantage and trainer as four child processes (their real main.ts) on BullMQ ' +
         `and the real Redis (${'REDIS_URL'}), the same policy server, this process as the controller.`,
       '',
       table(['way', 'timed wall', 'median step (both arms)', 'CPU, all processes', ...STAGES.map((s) => `${s} (median/arm)`), 'outside stages (median/arm)'], rows),
