@@ -56,18 +56,21 @@ describe('consumeJob', () => {
     expect(d.queues.on('step-events')).toEqual([]);
   });
 
-  it('reports the step of a dead-lettered job failed, its step read from the payload, the data, or the job id', async () => {
+  it('reports the step of a dead-lettered job failed: the step of its job id, else of its valid payload; a malformed job with another id fails no step', async () => {
     const d = deps();
     const req = testStepRequest('r', 'gs1_kernel', 4);
     await expect(consumeJob('step-requests', { id: 'j', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('no'); })).rejects.toBeInstanceOf(DeadLetteredError);
+    // malformed, under an id that names no step: its data claims step 4 of r/gs1_kernel, which is not believed
     await expect(consumeJob('step-requests', { id: 'j2', data: { ...req, prompts: [] }, attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
     await expect(consumeJob('rollouts', { id: 'run-7-grpo_gs8-3-grade', data: 'hello', attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(consumeJob('rollouts', { id: 'run-8-grpo_gs8-1-grade', data: { ...req, step: 9 }, attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
     const events = d.queues.on('step-events').map((e) => e.payload);
     expect(events.map((e) => [e.kind, e.runId, e.arm, e.step, e.kind === 'step-failed' && e.stage])).toEqual([
       ['step-failed', 'r', 'gs1_kernel', 4, 'prepare'],
-      ['step-failed', 'r', 'gs1_kernel', 4, 'prepare'],
       ['step-failed', 'run-7', 'grpo_gs8', 3, 'grade'],
+      ['step-failed', 'run-8', 'grpo_gs8', 1, 'grade'],
     ]);
+    expect(d.queues.deadLetters).toHaveLength(4);
     expect(events[0]).toMatchObject({ deadLetterJobId: 'step-requests-j-dead', deadLetter: { sourceQueue: 'step-requests', sourceJobId: 'j', reason: 'unrecoverable', error: 'no' } });
   });
 

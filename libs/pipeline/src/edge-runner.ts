@@ -65,13 +65,16 @@ export function dataPreview(data: unknown): string {
   }
 }
 
-/** the (run, arm, step) a job is about: from its payload, else its (by-reference) data, else its job id */
-export function stepOfJob(job: Pick<ConsumedJob, 'id' | 'data'>, payload?: unknown): StepHeader | null {
-  for (const candidate of [payload, job.data]) {
-    const header = stepHeaderSchema.safeParse(candidate);
-    if (header.success) return header.data;
-  }
-  return job.id ? parseJobId(job.id) : null;
+/**
+ * The (run, arm, step) a job is about: its deterministic job id (`<run>-<arm>-<step>-<stage>`) says it; a job with
+ * another id, only its payload once it has passed its schema. A malformed job with no step id is never taken for
+ * a step: whatever header its data claims, failing it must not fail a step that is running.
+ */
+export function stepOfJob(job: Pick<ConsumedJob, 'id'>, payload?: unknown): StepHeader | null {
+  const fromId = job.id ? parseJobId(job.id) : null;
+  if (fromId) return fromId;
+  const header = stepHeaderSchema.safeParse(payload);
+  return header.success ? header.data : null;
 }
 
 /**

@@ -55,14 +55,15 @@ describe('sample edge (sampler)', () => {
     expect(await metricSamples(metrics.registry, 'rx_rollouts_processed_total')).toEqual([{ metricName: undefined, labels: { stage: 'sample', arm: 'gs1_kernel' }, value: 64 }]);
   });
 
-  it('dead-letters a malformed request without calling the backend, and reports the step failed', async () => {
+  it('dead-letters a malformed request without calling the backend, and reports its step failed', async () => {
     const { backend, queues, run, sample } = await setup();
-    await expect(run('sample', { id: 'bad', data: { ...sample, samplerPath: '' }, attemptsMade: 0 })).rejects.toBeInstanceOf(DeadLetteredError);
+    const id = 'run-1-gs1_kernel-2-sample';
+    await expect(run('sample', { id, data: { ...sample, samplerPath: '' }, attemptsMade: 0 })).rejects.toBeInstanceOf(DeadLetteredError);
     expect(queues.deadLetters[0]).toMatchObject({ sourceQueue: 'sample-requests', issues: [{ path: 'samplerPath' }] });
     expect(queues.on('rollouts')).toEqual([]);
     expect(backend.calls.sample).toBe(0);
     const [failed] = queues.on('step-events');
-    expect(failed.payload).toMatchObject({ kind: 'step-failed', runId: 'run-1', arm: 'gs1_kernel', step: 2, stage: 'sample', deadLetterJobId: 'sample-requests-bad-dead' });
+    expect(failed.payload).toMatchObject({ kind: 'step-failed', runId: 'run-1', arm: 'gs1_kernel', step: 2, stage: 'sample', deadLetterJobId: `sample-requests-${id}-dead` });
     expect(failed.jobId).toMatch(/^run-1-gs1_kernel-2-sample-failed-\d+$/);
   });
 
@@ -112,7 +113,7 @@ describe('grade edge (grader)', () => {
     const { queues, run } = harness();
     const batch = sampled();
     batch.rollouts.pop();
-    await expect(run('grade', { id: 'short', data: batch, attemptsMade: 0 })).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(run('grade', { id: 'run-g-grpo_gs8-0-grade', data: batch, attemptsMade: 0 })).rejects.toBeInstanceOf(DeadLetteredError);
     expect(queues.deadLetters[0].error).toMatch(/expected 64 rollouts \(8 prompts x group size 8\), got 63/);
     expect(queues.on('graded-rollouts')).toEqual([]);
     expect(queues.on('step-events').map((e) => e.payload)).toMatchObject([{ kind: 'step-failed', runId: 'run-g', arm: 'grpo_gs8', step: 0, stage: 'grade' }]);
