@@ -68,8 +68,8 @@ it('a sample that never returns: 3 attempts of 300 ms with back-off, then a dead
     expect(elapsed).toBeGreaterThanOrEqual(3 * 300 + 1000 + 2000);
     // the runner writes the dead letter (and the step's failure event) before it fails the job: BullMQ marks it
     // failed a moment later
+    for (let i = 0; i < 50 && (await queues.queue('sample-requests').getJobState(jobId)) !== 'failed'; i++) await new Promise((r) => setTimeout(r, 100));
     const job = await queues.queue('sample-requests').getJob(jobId);
-    for (let i = 0; i < 50 && (await job?.getState()) !== 'failed'; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await job?.getState()).toBe('failed');
     expect(job?.attemptsMade).toBe(3);
     const metrics = parseExposition(await (await fetch(`${sampler.url}/metrics`)).text());
