@@ -138,9 +138,41 @@ export function applyMutation(doc: Json, m: Mutation): Json {
   return doc;
 }
 
+/**
+ * The most JSON a mutated document may hold. Stretches compound (5000 copies of an entry holding a 200 kB string
+ * is 1 GB), past what JSON.stringify can write at all, so no file, request or job could carry such a document; a
+ * mutation that would take the document past this is skipped. 16 MB is still 16 times the inline job cap and
+ * thousands of times a spec, enough to show a check that grows faster than its input.
+ */
+export const MAX_MUTATED_JSON_CHARS = 16_000_000;
+
+function jsonLength(doc: Json): number {
+  try {
+    return JSON.stringify(doc)?.length ?? 0;
+  } catch {
+    return Infinity; // RangeError: Invalid string length
+  }
+}
+
+/** the JSON length `doc` would have after `m`, for a stretch (the one mutation that multiplies a value); else null */
+function lengthAfterStretch(doc: Json, m: Mutation): number | null {
+  if (m.kind !== 'extreme' || m.at % 3 !== 0) return null;
+  const paths = jsonPaths(doc);
+  const value = getAt(doc, paths[m.at % paths.length]) as Json;
+  const own = jsonLength(value);
+  let stretched = own;
+  if (typeof value === 'string') stretched = own * Math.max(1, Math.ceil(200_000 / Math.max(1, value.length)));
+  else if (Array.isArray(value) && value.length > 0) stretched = Math.ceil(5000 / value.length) * own;
+  return jsonLength(doc) - own + stretched;
+}
+
 export function applyMutations(doc: Json, mutations: readonly Mutation[]): Json {
   let out = cloneJson(doc);
-  for (const m of mutations) out = applyMutation(out, m);
+  for (const m of mutations) {
+    const stretched = lengthAfterStretch(out, m);
+    if (stretched !== null && stretched > MAX_MUTATED_JSON_CHARS) continue;
+    out = applyMutation(out, m);
+  }
   return out;
 }
 
