@@ -3,8 +3,7 @@
 // LaTeX. Every call returns a well-typed result within its CPU bound (measured per call); the only errors are
 // the lib's own (MissingGroundTruthError for a dataset answer without '####', LatexConversionError).
 import fc from 'fast-check';
-import { extractBoxed, gradeCompletion, isEquivalent, latexToText, MAX_ANSWER_CHARS, MissingGroundTruthError, normalizeAnswer, normalizeExpression, type GradeResult } from '@rx/grading';
-import { LatexConversionError } from '@rx/grading';
+import { extractBoxed, gradeCompletion, isEquivalent, latexToText, MAX_ANSWER_CHARS, MissingGroundTruthError, normalizeAnswer, normalizeExpression, type GradeResult, LatexConversionError } from '@rx/grading';
 import { fuzzParams, tryWithCpuTime } from './fuzz-config';
 import { closedNested, completion, datasetAnswer, hugeNumber, latexFragment, megabyte, nested, unicode } from './grader-arbitraries';
 

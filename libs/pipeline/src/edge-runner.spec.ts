@@ -1,8 +1,7 @@
 import { createRxMetrics, metricSamples } from '@rx/metrics';
 import { consumeJob } from './edge-runner';
 import { DeadLetteredError, OutOfOrderStepError, StageTimeoutError, UnrecoverableStageError } from './stage-errors';
-import { RecordingProducer } from '@rx/pipeline/testing';
-import { testStepRequest } from '@rx/pipeline/testing';
+import { RecordingProducer, testStepRequest } from '@rx/pipeline/testing';
 
 function deps() {
   const queues = new RecordingProducer();

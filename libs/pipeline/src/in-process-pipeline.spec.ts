@@ -1,9 +1,8 @@
-import { charRenderer } from '@rx/backend';
+import { charRenderer, HashChainPolicyBackend } from '@rx/backend';
 import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline, type ScoredRollout } from '@rx/estimators';
 import { gradeCompletion } from '@rx/grading';
 import type { StepRecord } from '@rx/contracts';
 import { InProcessPipeline } from './in-process-pipeline';
-import { HashChainPolicyBackend } from '@rx/backend';
 import { testStepRequest } from '@rx/pipeline/testing';
 
 const scored = (r: StepRecord): ScoredRollout[] => r.rollouts.map((x) => ({ rolloutId: x.rolloutId, step: r.step, promptId: x.promptId, reward: x.reward, phi: [x.phi[0], x.phi[1]] as const }));

@@ -3,7 +3,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CHAR_EOS, charRenderer } from '@rx/backend';
+import { CHAR_EOS, charRenderer, HashChainPolicyBackend } from '@rx/backend';
 import { jobIdFor, type GradedBatch, type SampledBatch, type StageName, type TrainStep } from '@rx/contracts';
 import { appendToWindow, emptyWindow, kernelBaseline } from '@rx/estimators';
 import { gradeCompletion } from '@rx/grading';
@@ -18,9 +18,7 @@ import { sampleBatch } from './stages/sample.stage';
 import { StepLog } from './step-log';
 import { InMemoryTrainerStepLedger } from './trainer-step.ledger';
 import { TrainingClientPool } from './training-client.pool';
-import { HashChainPolicyBackend } from '@rx/backend';
-import { RecordingProducer } from '@rx/pipeline/testing';
-import { testStepRequest } from '@rx/pipeline/testing';
+import { RecordingProducer, testStepRequest } from '@rx/pipeline/testing';
 
 /** one edge of `service` run on a recording transport with fresh metrics */
 function edgeHarness<S extends PipelineService>(service: S, deps: StageDeps[S]) {

@@ -7,11 +7,9 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { deadLetterJobId, type QueueName, type StageName } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
 import type { JobConsumerDeps } from '@rx/pipeline';
-import { dataPreview, deadLetterStep, runEdge, stepOfJob, type EdgeResult } from '@rx/pipeline';
-import { edgesOf, MAX_STALLED_COUNT, type PipelineService, type StageDeps, type StageMetrics } from '@rx/pipeline';
+import { dataPreview, deadLetterStep, runEdge, stepOfJob, type EdgeResult, edgesOf, MAX_STALLED_COUNT, type PipelineService, type StageDeps, type StageMetrics, DeadLetteredError } from '@rx/pipeline';
 import type { QueueRepository } from './queue.repository';
 import type { RedisConnectionFactory } from './redis-connection.factory';
-import { DeadLetteredError } from '@rx/pipeline';
 
 export interface EdgeWorkersOptions<S extends PipelineService> {
   service: S;

@@ -10,8 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { stepMetricsLine, stepRecordSchema, type StepRecord } from '@rx/contracts';
 import { evaluateGates, formatGateReport, gateMetrics, type ActivationGateSource, type GateReport, type HeldoutPromptRewards, type LoggedBatch } from '@rx/gates';
-import { hoeffdingRecord, pairedHoeffding, percentile, type HoeffdingRecord, type HoeffdingRule } from '@rx/stats';
-import { mulberry32 } from '@rx/stats';
+import { hoeffdingRecord, pairedHoeffding, percentile, type HoeffdingRecord, type HoeffdingRule, mulberry32 } from '@rx/stats';
 import { RunDir, writeRunFile, type EvalLine, type PilotReport, type RunFileName, type RunRecord } from '@rx/run-dir';
 
 export const FIXTURE_SPEC_FILE = path.resolve(__dirname, '../../../specs/embedded.json');

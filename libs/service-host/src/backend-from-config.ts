@@ -3,10 +3,9 @@
 // smoke runs only, memory://hash-chain: the deterministic HashChainPolicyBackend test double in the process
 // (its weights travel between services inside the sampler path, so four processes still make one pipeline).
 // Over HTTP the client renews its session when the server forgot it (a restarted policy server).
-import { TinkerBackend, type PolicyBackend } from '@rx/backend';
+import { TinkerBackend, type PolicyBackend, HashChainPolicyBackend } from '@rx/backend';
 import { sessionRenewingBackend } from './session-renewing.backend';
 import { ConfigError } from './service-config';
-import { HashChainPolicyBackend } from '@rx/backend';
 
 /** sent when TINKER_API_KEY is unset: a policy server without RX_POLICY_API_KEY accepts any key */
 export const NO_API_KEY = 'rx-no-key';

@@ -1,6 +1,5 @@
-import { TinkerApiError, TinkerSessionLostError, type PolicyBackend, type TrainingClient } from '@rx/backend';
+import { TinkerApiError, TinkerSessionLostError, type PolicyBackend, type TrainingClient, HashChainPolicyBackend } from '@rx/backend';
 import { isSessionLost, sessionRenewingBackend } from './session-renewing.backend';
-import { HashChainPolicyBackend } from '@rx/backend';
 
 // what the Tinker client raises on a 404 from a call naming its session, model or sampler, whatever the wording
 const lost = () => new TinkerSessionLostError('POST /api/v1/create_model', 404, '{"error":"session expired"}', 1, 'the server no longer knows this session');

@@ -6,8 +6,7 @@ import type { RxMetrics } from '@rx/metrics';
 import type { ExperimentSpec } from '@rx/spec';
 import type { StepBus } from '../infra/step-bus';
 import type { ProgressReporter } from '../progress/progress.reporter';
-import type { RunDir } from '@rx/run-dir';
-import type { RunManifest, RunStateStore } from '@rx/run-dir';
+import type { RunDir, RunManifest, RunStateStore } from '@rx/run-dir';
 import type { ExperimentData } from './experiment-data';
 
 export interface ExperimentContext {

@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
 import { RedisTrainerStepLedger } from '@rx/queue';
-import type { ArmSpec } from '@rx/spec';
+import type { ArmSpec, ExperimentSpec } from '@rx/spec';
 import { Redis } from 'ioredis';
 import { driveArm } from '../experiment/arm-driver';
 import { throwIfAborted, type ExperimentContext } from '../experiment/experiment-context';
@@ -20,7 +20,6 @@ import { sha256Json } from '../run/canonical-json';
 import { devAccuracyCurve, devEvalPoints } from './dev-accuracy';
 import { initProbeDatums } from './shared-init.phase';
 import { readRunFile, readRunFileIfExists, readRunLines, writeRunFile, type ArmTraining, type FinalWeights, type RunDir, type SharedInitResult, type TrainingResult } from '@rx/run-dir';
-import type { ExperimentSpec } from '@rx/spec';
 
 export async function runTraining(ctx: ExperimentContext, init: SharedInitResult, bandwidth: number): Promise<TrainingResult> {
   const arms = await Promise.all(ctx.spec.arms.map((arm) => trainArm(ctx, arm, init, bandwidth)));

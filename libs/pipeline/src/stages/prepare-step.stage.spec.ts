@@ -1,6 +1,5 @@
 import { HashChainPolicyBackend } from '@rx/backend';
-import { stepRecord } from '@rx/pipeline/testing';
-import { testStepRequest } from '@rx/pipeline/testing';
+import { stepRecord, testStepRequest } from '@rx/pipeline/testing';
 import { OutOfOrderStepError, UnrecoverableStageError } from '../stage-errors';
 import { InMemoryTrainerStepLedger } from '../trainer-step.ledger';
 import { TrainingClientPool } from '../training-client.pool';

@@ -1,6 +1,5 @@
-import { charRenderer } from '@rx/backend';
+import { charRenderer, HashChainPolicyBackend } from '@rx/backend';
 import { QUEUE_CATALOG, type SampleRequest } from '@rx/contracts';
-import { HashChainPolicyBackend } from '@rx/backend';
 import { testStepRequest } from '@rx/pipeline/testing';
 import { promptPhi, sampleBatch } from './sample.stage';
 

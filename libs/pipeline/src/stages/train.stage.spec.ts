@@ -1,9 +1,8 @@
-import { charRenderer, InMemoryPolicyBackend } from '@rx/backend';
+import { charRenderer, InMemoryPolicyBackend, HashChainPolicyBackend } from '@rx/backend';
 import { QUEUE_CATALOG, type StepRecord, type TrainStep } from '@rx/contracts';
 import { gradeCompletion } from '@rx/grading';
 import { InMemoryRolloutWindowStore } from '../rollout-window.store';
 import { OutOfOrderStepError } from '../stage-errors';
-import { HashChainPolicyBackend } from '@rx/backend';
 import { testStepRequest } from '@rx/pipeline/testing';
 import { InMemoryTrainerStepLedger } from '../trainer-step.ledger';
 import { TrainingClientPool } from '../training-client.pool';

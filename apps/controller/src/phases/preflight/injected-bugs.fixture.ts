@@ -3,7 +3,7 @@
 // that runs the real preflight phase against them (fixed batches sampled from a real shared init of the embedded
 // model, every check through the backend): it passes on the unmodified code and fails on each bug with the
 // failing check named and preflight.json kept. Used by preflight-trainer-bugs.spec.ts and preflight-loop-bugs.spec.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { rendererFor, type Datum, type LoraConfig, type PolicyBackend, type TrainingClient } from '@rx/backend';
@@ -13,7 +13,6 @@ import { EmbeddedBackend, EmbeddedTrainingClient, importanceSamplingPositionLoss
 import { computeAdvantages, datumsOf, scoredRollouts, type AdvantageStageDeps, type RolloutWindowStore } from '@rx/pipeline';
 import { preflightResultSchema, type PreflightResult } from '@rx/preflight';
 import { loadSpecText, type ExperimentSpec } from '@rx/spec';
-import { readFileSync } from 'node:fs';
 import { RunStopped } from '../../experiment/experiment-context';
 import { loadExperimentData, type ExperimentData } from '../../experiment/experiment-data';
 import { REPO_ROOT } from '../../infra/repo-root';
