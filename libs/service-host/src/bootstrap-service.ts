@@ -11,13 +11,9 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 import type { PolicyBackend } from '@rx/backend';
 import type { StageName } from '@rx/contracts';
 import { createRxMetrics } from '@rx/metrics';
-import { registerConsumer } from '@rx/queue';
-import { startEdgeWorkers } from '@rx/queue';
+import { registerConsumer, startEdgeWorkers, QueueRepository, RedisConnectionFactory } from '@rx/queue';
 import { instrumentBackend } from './instrumented-backend';
-import { edgeOfQueue, queuesConsumedBy, queuesTouchedBy, type PipelineService, type StageDeps } from '@rx/pipeline';
-import { QueueRepository } from '@rx/queue';
-import { RedisConnectionFactory } from '@rx/queue';
-import type { RendererResolver } from '@rx/pipeline';
+import { edgesOf, queuesConsumedBy, queuesTouchedBy, type PipelineService, type RendererResolver, type StageDeps } from '@rx/pipeline';
 import { redactConfig, workerTimingsOf, type ServiceConfig } from './service-config';
 import { checkHealth } from './health.controller';
 import { RxServiceModule, serviceHealthProbes } from './rx-service.module';
@@ -55,7 +51,7 @@ export interface RunningService {
 function stageTimeoutsFromConfig(service: PipelineService, config: ServiceConfig): Partial<Record<StageName, number>> {
   const ms = config.RX_STAGE_TIMEOUT_MS;
   if (ms === undefined) return {};
-  return Object.fromEntries(queuesConsumedBy(service).map((q) => [edgeOfQueue(q)!.stage, ms]));
+  return Object.fromEntries(edgesOf(service).map((e) => [e.stage, ms]));
 }
 
 async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {

@@ -1,10 +1,10 @@
-// The part every pipeline service shares: the runtime as a global provider, /health (terminus: live, ready) and
+// The part every pipeline service shares: /health (terminus: live, ready) and
 // /metrics over its probes (Redis and the backend), and Nest's logger on the runtime's pino logger (warnings and
 // errors; no line per request).
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { healthEndpoints, type HealthProbes } from './health.controller';
-import { RX_RUNTIME, type ServiceRuntime } from './service-runtime';
+import type { ServiceRuntime } from './service-runtime';
 
 /** A pipeline service's health: Redis and the backend answer; the report names the service. */
 export function serviceHealthProbes(runtime: ServiceRuntime): HealthProbes {
@@ -15,18 +15,15 @@ export function serviceHealthProbes(runtime: ServiceRuntime): HealthProbes {
   };
 }
 
-@Global()
 @Module({})
 export class RxServiceModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
     const health = healthEndpoints({ useValue: serviceHealthProbes(runtime) });
     return {
       module: RxServiceModule,
-      global: true,
       imports: [...health.imports, LoggerModule.forRoot({ pinoHttp: { logger: runtime.logger.child({ source: 'nest' }, { level: 'warn' }), autoLogging: false } })],
-      providers: [{ provide: RX_RUNTIME, useValue: runtime }, ...health.providers],
+      providers: health.providers,
       controllers: health.controllers,
-      exports: [RX_RUNTIME],
     };
   }
 }

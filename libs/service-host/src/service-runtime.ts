@@ -1,15 +1,11 @@
-// What a running pipeline service holds, built once by bootstrapService and provided to Nest as RX_RUNTIME.
+// What a running pipeline service holds, built once by bootstrapService (its stage deps and health probes are built from it).
 import type { PolicyBackend } from '@rx/backend';
 import type { StageName } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
 import type { Logger } from 'pino';
-import type { PipelineService } from '@rx/pipeline';
-import type { QueueRepository } from '@rx/queue';
-import type { RedisConnectionFactory } from '@rx/queue';
-import type { RendererResolver } from '@rx/pipeline';
+import type { PipelineService, RendererResolver } from '@rx/pipeline';
+import type { QueueRepository, RedisConnectionFactory } from '@rx/queue';
 import type { ServiceConfig } from './service-config';
-
-export const RX_RUNTIME = 'RX_RUNTIME';
 
 export interface ServiceRuntime {
   readonly service: PipelineService;
