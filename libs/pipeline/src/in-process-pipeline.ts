@@ -5,7 +5,7 @@ import type { PolicyBackend } from '@rx/backend';
 import { jobIdFor, QUEUE_CATALOG, stepCompleteOrThrow, type StepComplete, type StepRequest } from '@rx/contracts';
 import { runEdge } from './edge-runner';
 import { InMemoryTransport } from './in-memory-transport';
-import { PIPELINE_GRAPH, type EdgeOfService, type PipelineService, type StageDeps, type StageMetrics } from './pipeline-graph';
+import { NO_STAGE_METRICS, PIPELINE_GRAPH, type EdgeOfService, type PipelineService, type StageDeps } from './pipeline-graph';
 import type { RendererResolver } from './renderer-resolver';
 import { InMemoryRolloutWindowStore, type RolloutWindowStore } from './rollout-window.store';
 import type { GradeFn } from './stages/grade.stage';
@@ -24,13 +24,7 @@ export interface InProcessPipelineDeps {
 }
 
 /** no metrics in process: the benchmark times the steps itself */
-const NO_METRICS: StageMetrics & { countDeadLetter(): void; observeStage(): void } = {
-  countRollouts: () => undefined,
-  recordStep: () => undefined,
-  stepCommitted: () => undefined,
-  countDeadLetter: () => undefined,
-  observeStage: () => undefined,
-};
+const NO_METRICS = { ...NO_STAGE_METRICS, countDeadLetter: () => undefined, observeStage: () => undefined };
 
 export class InProcessPipeline {
   readonly windows: RolloutWindowStore;

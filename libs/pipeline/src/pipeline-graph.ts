@@ -46,6 +46,9 @@ export type PipelineService = keyof StageDeps;
 /** The metrics a stage function reports beside the runner's own (stage time, dead letters). */
 export type StageMetrics = Pick<RxMetrics, 'countRollouts' | 'recordStep' | 'stepCommitted'>;
 
+/** for a runner that keeps no metrics (the in-process pipeline) or an edge whose stage counts nothing (the controller's) */
+export const NO_STAGE_METRICS: StageMetrics = { countRollouts: () => undefined, recordStep: () => undefined, stepCommitted: () => undefined };
+
 export interface StageContext<S extends PipelineService> {
   deps: StageDeps[S];
   metrics: StageMetrics;

@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jobIdFor, QUEUE_CATALOG, type StepComplete, type StepEvent, type StepRequest } from '@rx/contracts';
-import { PIPELINE_GRAPH, throughRedisOutages, type JobConsumerDeps } from '@rx/pipeline';
+import { NO_STAGE_METRICS, PIPELINE_GRAPH, throughRedisOutages, type JobConsumerDeps } from '@rx/pipeline';
 import { QueueRepository, RedisConnectionFactory, startEdgeWorkers, type EdgeWorkers } from '@rx/queue';
 import type { SeenDeadLetterLine } from '@rx/run-dir';
 import { canonicalJson } from '../run/canonical-json';
@@ -40,9 +40,6 @@ const keyOf = (runId: string, arm: string, step: number): string => `${runId}\\u
 
 /** clocks of the services and the controller may differ by this much */
 const STALE_FAILURE_SKEW_MS = 5_000;
-
-/** the controller's edge runs no stage metrics of its own */
-const NO_STAGE_METRICS = { countRollouts: () => undefined, recordStep: () => undefined, stepCommitted: () => undefined };
 
 export class StepBus {
   private readonly connections: RedisConnectionFactory;
