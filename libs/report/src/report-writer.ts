@@ -1,5 +1,6 @@
 // rx report: read a run directory, build the report and write it as <run dir>/report.html (atomically).
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { RunDir } from '@rx/run-dir';
 import * as path from 'node:path';
 import { renderReportHtml } from './report-html';
 import { buildReportModel } from './report-model';
@@ -27,13 +28,10 @@ export function writeReport(runDir: string, options: { now?: Date } = {}): Writt
   const model = buildReportModel(run, (options.now ?? new Date()).toISOString());
   const html = renderReportHtml(model, chartJsBundle());
   const file = path.join(run.root, REPORT_FILE);
-  const tmp = `${file}.tmp-${process.pid}`;
   try {
-    writeFileSync(tmp, html, 'utf8');
-    renameSync(tmp, file);
+    new RunDir(run.root).writeText(file, html); // atomic: a failed report leaves nothing behind
   } catch (err) {
-    // a failed report leaves nothing behind, and says why in one line
-    rmSync(tmp, { force: true });
+    // ... and says why in one line
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'EISDIR' ? `${file} is a directory: remove or rename it` : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? `${run.root} cannot be written (${code})` : `cannot write ${file} (${code ?? (err as Error).message})`;
     throw new RunDirError(`${why}; the report was not written`);

@@ -31,25 +31,24 @@ export interface OpenedRun {
   resumed: boolean;
 }
 
-function readSpec(file: string): { spec: ExperimentSpec; text: string } {
-  let text: string;
+/** a file the user named (`what`: spec, override), or one line saying why it cannot be read */
+function readUserFile(file: string, what: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new RunUserError(`cannot read spec ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new RunUserError(`cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
+}
+
+function readSpec(file: string): { spec: ExperimentSpec; text: string } {
+  const text = readUserFile(file, 'spec');
   const parsed = loadSpecText(text);
   if (!parsed.ok) throw new RunUserError(`${file}: invalid spec (${parsed.errors.length} error${parsed.errors.length === 1 ? '' : 's'})`, parsed.errors);
   return { spec: parsed.spec, text };
 }
 
 function readOverride(file: string): { override: SpecOverride; text: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new RunUserError(`cannot read override ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
-  }
+  const text = readUserFile(file, 'override');
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));
