@@ -1,5 +1,6 @@
 // A training prompt as drawn by the controller, and as carried once rendered into tokens.
 import { z } from 'zod';
+import { numberArraySchema } from './number-array.schema';
 
 /**
  * Most tokens of one sequence (a prompt, or a completion and its logprobs): the largest `maxTokens` a step plan
@@ -11,7 +12,7 @@ export const MAX_SEQUENCE_TOKENS = 32_768;
 export const MAX_BATCH_ENTRIES = 4096;
 
 /** Token ids: non-negative integers, carried as plain JSON arrays. */
-export const tokenArraySchema = z.array(z.number().int().nonnegative()).max(MAX_SEQUENCE_TOKENS);
+export const tokenArraySchema = numberArraySchema({ int: true, nonnegative: true, max: MAX_SEQUENCE_TOKENS });
 
 export const promptIdSchema = z.string().min(1).max(128);
 
@@ -25,7 +26,7 @@ export const problemSchema = z.object({
 export const renderedPromptSchema = z.object({
   promptId: promptIdSchema,
   /** generation prompt tokens (renderer.buildPrompt) */
-  tokens: tokenArraySchema.min(1),
+  tokens: numberArraySchema({ int: true, nonnegative: true, min: 1, max: MAX_SEQUENCE_TOKENS }),
 });
 
 export type Problem = z.infer<typeof problemSchema>;

@@ -6,12 +6,13 @@ import { stageTimingsSchema } from './stage-timings.schema';
 import { stepHeaderSchema } from './step-header.schema';
 import { stepPlanSchema } from './step-plan.schema';
 import { enumIssueMap } from './issue-text';
+import { numberArraySchema } from './number-array.schema';
 
 /** `<step>-<index in batch>`, index = prompt index * group size + sample index */
 export const rolloutIdSchema = z.string().max(64).regex(/^\d+-\d+$/, 'a rollout id is `<step>-<index in batch>`');
 
 /** Per-token logprobs: float32 values at 9 significant digits (compactFloat32), finite. */
-export const logprobArraySchema = z.array(z.number().finite()).max(MAX_SEQUENCE_TOKENS);
+export const logprobArraySchema = numberArraySchema({ finite: true, max: MAX_SEQUENCE_TOKENS });
 
 /** phi = (ln prompt_token_count, mean prompt-token logprob under the sampling policy) */
 export const phiSchema = z.tuple([z.number().finite(), z.number().finite()]);
