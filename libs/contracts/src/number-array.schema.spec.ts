@@ -52,8 +52,12 @@ function randomArray(rand: () => number): unknown[] {
   return Array.from({ length: Math.floor(rand() * 10) }, () => (rand() < 0.7 ? Math.floor(rand() * 50) : pool[Math.floor(rand() * pool.length)]));
 }
 
+// the refinement around it runs, as with zod, only where the arrays are arrays of numbers (a dirty parse), and reads them
 function verdict(schema: z.ZodTypeAny, value: unknown) {
-  const r = z.object({ rollouts: z.array(z.object({ tokens: schema })) }).safeParse({ rollouts: [{ tokens: [0] }, { tokens: value }] });
+  const batch = z.object({ rollouts: z.array(z.object({ tokens: schema })) }).superRefine((b, ctx) => {
+    ctx.addIssue({ code: 'custom', message: `lengths ${b.rollouts.map((r) => (r.tokens as unknown[]).length).join(',')}` });
+  });
+  const r = batch.safeParse({ rollouts: [{ tokens: [0] }, { tokens: value }] });
   return r.success ? { success: true as const, data: r.data } : { success: false as const, issues: r.error.issues.map((i) => ({ code: i.code, path: i.path, message: i.message })) };
 }
 

@@ -2,7 +2,9 @@
 // logprobs). z.array(z.number()) checks each number through zod's per-element machinery (a path object, a context
 // and a result per element), which made validation the largest cost of a queue hop in the services. A number
 // array schema checks the numbers in one loop and reports the issues z.array would, at the same paths, with the
-// same codes and messages (number-array.schema.spec.ts compares the two on valid and damaged arrays).
+// same codes and messages (number-array.schema.spec.ts compares the two on valid and damaged arrays). As with zod,
+// a value of the wrong type (not an array, an element not a number) aborts the parse (fatal), so the refinements
+// of the objects around it (checkBatchConsistency) never see it; a number out of its rules only marks it dirty.
 import { getParsedType, z, ZodIssueCode, ZodParsedType, type RefinementCtx } from 'zod';
 
 export interface NumberArrayRules {
@@ -20,7 +22,7 @@ export interface NumberArrayRules {
 
 function checkElement(x: unknown, path: number, rules: NumberArrayRules, ctx: RefinementCtx): boolean {
   if (typeof x !== 'number' || Number.isNaN(x)) {
-    ctx.addIssue({ code: ZodIssueCode.invalid_type, expected: ZodParsedType.number, received: getParsedType(x), path: [path] });
+    ctx.addIssue({ code: ZodIssueCode.invalid_type, expected: ZodParsedType.number, received: getParsedType(x), path: [path], fatal: true });
     return false;
   }
   let ok = true;
@@ -44,7 +46,7 @@ function checkElement(x: unknown, path: number, rules: NumberArrayRules, ctx: Re
 export function numberArraySchema(rules: NumberArrayRules) {
   return z.unknown().superRefine((value, ctx): value is number[] => {
     if (!Array.isArray(value)) {
-      ctx.addIssue({ code: ZodIssueCode.invalid_type, expected: ZodParsedType.array, received: getParsedType(value) });
+      ctx.addIssue({ code: ZodIssueCode.invalid_type, expected: ZodParsedType.array, received: getParsedType(value), fatal: true });
       return false;
     }
     let ok = true;
