@@ -386,6 +386,7 @@ export const overheadBenchmark: Benchmark = {
           'per arm-step at the median over the step (/proc/<pid>/schedstat; inside the stages and between them): each hop wakes a process that was idle, and each of its Redis and HTTP replies ' +
           `wakes it again, on cores the load average (${fmt(Math.min(...loads), 2)}-${fmt(Math.max(...loads), 2)}) says are shared several ` +
           'times over (a Redis PING from this process: ' + `${fmt(median(pings))} ms at the median, ${fmt(percentile(pings, 90))} ms at p90). ` +
+          (chainMs > 25 ? 'The bare chain alone is over the target here, so no change inside the services can meet it on this machine. ' : '') +
           'What would close it: cores that are not oversubscribed (one pod per ' +
           `service), and fewer hops for the cheap stages: grading takes ${fmt(gradeStageMs)} ms of a ${fmt(gradeHopMs)} ms hop (wait + run), so the ` +
           'grade stage could run inside the advantage job (one queue fewer per step).',
