@@ -23,13 +23,17 @@ export interface BareChainOptions {
   work: string;
   /** one per chain: started before the chain and awaited after it, the load the chain runs under (an untimed step, or nothing) */
   rounds: ReadonlyArray<() => Promise<unknown>>;
-  /** ms from starting `during` to adding the chain's first job */
+  /** ms from starting a round's load to adding the chain's first job */
   offsetMs: number;
+  /** the BullMQ prefix (default: a fresh bench prefix); deleted at the end */
+  prefix?: string;
+  /** called with each step event's job id and data as it arrives */
+  onEvent?: (jobId: string, data: unknown) => void;
 }
 
 /** ms from adding a chain's step request to receiving its step event, one per round */
 export async function bareChainMs(o: BareChainOptions): Promise<number[]> {
-  const prefix = benchPrefix('bare-chain');
+  const prefix = o.prefix ?? benchPrefix('bare-chain');
   const payloadFile = path.join(o.work, 'bare-chain-payloads.json');
   writeFileSync(payloadFile, JSON.stringify(o.payloads));
   const env = (service: string) => ({ REDIS_URL: redisUrl(), RX_QUEUE_PREFIX: prefix, RX_BENCH_SERVICE: service, RX_BENCH_CHAIN_PAYLOADS: payloadFile });
@@ -37,7 +41,14 @@ export async function bareChainMs(o: BareChainOptions): Promise<number[]> {
   const connections = new RedisConnectionFactory(redisUrl(), { connectionName: 'rx-bench-bare-chain' });
   const requests = new Queue('step-requests', { connection: connections.producer(), prefix });
   const arrived = new Map<string, () => void>();
-  const events = new Worker('step-events', async (job) => arrived.get(String(job.id).split('.')[0])?.(), { connection: connections.worker(), prefix });
+  const events = new Worker(
+    'step-events',
+    async (job) => {
+      o.onEvent?.(String(job.id), job.data);
+      arrived.get(String(job.id).split('.')[0])?.();
+    },
+    { connection: connections.worker(), prefix },
+  );
   try {
     const started = await Promise.allSettled(SERVICES.map((s) => startNodeProcess(`bare-${s}`, 'tools/bench/bare-forwarder.entry.ts', env(s))));
     for (const s of started) if (s.status === 'fulfilled') processes.push(s.value);
