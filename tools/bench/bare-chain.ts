@@ -8,12 +8,17 @@ import * as path from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import type { QueueName } from '@rx/contracts';
 import { RedisConnectionFactory } from '@rx/queue';
-import { startNodeProcess, stopAll, type BenchProcess } from './bench-process';
+import { startNodeProcesses, stopAll, type BenchProcess } from './bench-process';
 import { benchPrefix, deletePrefix, redisUrl, SERVICES } from './service-stack';
 
 /** `<chain id>.<queue>`: the job id of a chain's job on a queue */
 export function chainJobId(chain: string, queue: string): string {
   return `${chain}.${queue}`;
+}
+
+/** the chain a job id of chainJobId's belongs to */
+export function chainOfJobId(jobId: string | undefined): string {
+  return String(jobId).split('.')[0];
 }
 
 export interface BareChainOptions {
@@ -45,15 +50,12 @@ export async function bareChainMs(o: BareChainOptions): Promise<number[]> {
     'step-events',
     async (job) => {
       o.onEvent?.(String(job.id), job.data);
-      arrived.get(String(job.id).split('.')[0])?.();
+      arrived.get(chainOfJobId(job.id))?.();
     },
     { connection: connections.worker(), prefix },
   );
   try {
-    const started = await Promise.allSettled(SERVICES.map((s) => startNodeProcess(`bare-${s}`, 'tools/bench/bare-forwarder.entry.ts', env(s))));
-    for (const s of started) if (s.status === 'fulfilled') processes.push(s.value);
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    processes.push(...(await startNodeProcesses(SERVICES.map((s) => ({ name: `bare-${s}`, script: 'tools/bench/bare-forwarder.entry.ts', env: env(s) })))));
     await events.waitUntilReady();
     const times: number[] = [];
     for (const [round, during] of o.rounds.entries()) {

@@ -8,7 +8,7 @@ import { Queue, Worker } from 'bullmq';
 import { z } from 'zod';
 import { edgesOf, type PipelineService } from '@rx/pipeline';
 import { RedisConnectionFactory } from '@rx/queue';
-import { chainJobId } from './bare-chain';
+import { chainJobId, chainOfJobId } from './bare-chain';
 
 const envSchema = z.object({
   REDIS_URL: z.string().min(1),
@@ -30,8 +30,7 @@ async function main(): Promise<void> {
     const worker = new Worker(
       edge.consumes,
       async (job) => {
-        const chain = String(job.id).split('.')[0];
-        await next.add(edge.produces, data, { jobId: chainJobId(chain, edge.produces), removeOnComplete: true });
+        await next.add(edge.produces, data, { jobId: chainJobId(chainOfJobId(job.id), edge.produces), removeOnComplete: true });
       },
       { connection: connections.worker(), prefix },
     );

@@ -95,6 +95,18 @@ export async function stopAll(processes: readonly BenchProcess[]): Promise<void>
   await Promise.all(processes.map((p) => p.stop().catch(() => null)));
 }
 
+/** starts every process in parallel; if one fails, stops the others and throws its error */
+export async function startNodeProcesses(specs: ReadonlyArray<{ name: string; script: string; env: Record<string, string> }>): Promise<BenchProcess[]> {
+  const started = await Promise.allSettled(specs.map((s) => startNodeProcess(s.name, s.script, s.env)));
+  const ok = started.filter((s): s is PromiseFulfilledResult<BenchProcess> => s.status === 'fulfilled').map((s) => s.value);
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await stopAll(ok);
+    throw failed.reason;
+  }
+  return ok;
+}
+
 let clockTicks: number | undefined;
 
 // CPU seconds = (utime + stime) / CLK_TCK, fields 14 and 15 of /proc/<pid>/stat (after the command name)

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { jobIdFor, QUEUE_CATALOG, stepCompleteOrThrow, type QueueName, type StepComplete, type StepRequest } from '@rx/contracts';
 import { QueueRepository, RedisConnectionFactory } from '@rx/queue';
 import { randomBytes } from 'node:crypto';
-import { processMemory, startNodeProcess, stopAll, type BenchProcess, type ProcessMemory } from './bench-process';
+import { processMemory, startNodeProcesses, stopAll, type BenchProcess, type ProcessMemory } from './bench-process';
 
 export const SERVICES = ['sampler', 'grader', 'advantage', 'trainer'] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -52,14 +52,7 @@ export class ServiceStack {
       ...options.env,
     };
     const names = SERVICES.flatMap((s) => Array.from({ length: options.replicas[s] ?? 0 }, (_, i) => ({ service: s, name: `${s}-${i + 1}` })));
-    const started = await Promise.allSettled(names.map((n) => startNodeProcess(n.name, `apps/${n.service}/src/main.ts`, env)));
-    const ok = started.filter((s): s is PromiseFulfilledResult<BenchProcess> => s.status === 'fulfilled').map((s) => s.value);
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) {
-      await stopAll(ok);
-      throw failed.reason;
-    }
-    return new ServiceStack(ok, options);
+    return new ServiceStack(await startNodeProcesses(names.map((n) => ({ name: n.name, script: `apps/${n.service}/src/main.ts`, env }))), options);
   }
 
   memory(): ServiceMemory[] {
