@@ -201,7 +201,7 @@ describe('policy server', () => {
     expect(backend.calls.loadWeights).toBe(1);
     const step = await call(server, 'optim_step', { model_id: second, seq_id: 2, adam_params: adam });
     expect(await result(server, step.json.request_id)).toEqual({ metrics: { 'step:max': 1 } });
-    expect(await call(server, 'get_server_capabilities')).toEqual({ status: 200, json: { supported_models: [{ model_name: 'rx-test/bigram', max_context_length: 262144 }] } });
+    expect(await call(server, 'get_server_capabilities')).toEqual({ status: 200, json: { supported_models: [{ model_name: 'rx-test/bigram', max_context_length: 262144, max_lora_rank: 128 }] } });
   });
 
   it('expires finished futures after their TTL (410)', async () => {

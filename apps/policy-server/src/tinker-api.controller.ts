@@ -74,7 +74,7 @@ export class TinkerApiController {
   }
 
   @Get('get_server_capabilities')
-  getServerCapabilities(): Record<string, unknown> {
+  getServerCapabilities(): Promise<Record<string, unknown>> {
     return this.api.getServerCapabilities();
   }
 

@@ -638,9 +638,17 @@ export class TinkerApiService implements OnModuleDestroy {
 
   // ---- capabilities and checkpoints ----
 
-  getServerCapabilities(): Record<string, unknown> {
+  /** The served models, each with the largest LoRA rank create_model takes (an rx field the SDK ignores). */
+  async getServerCapabilities(): Promise<Record<string, unknown>> {
     const names = this.backend.supportedModels?.() ?? [];
-    return { supported_models: names.map((model_name) => ({ model_name, max_context_length: this.config.maxTokensPerRequest })) };
+    const models = await Promise.all(
+      names.map(async (model_name) => {
+        const limits = await this.limits.of('get_server_capabilities', model_name).catch(() => undefined);
+        const max_lora_rank = Math.min(this.config.maxLoraRank, limits?.maxLoraRank ?? Number.POSITIVE_INFINITY);
+        return { model_name, max_context_length: this.config.maxTokensPerRequest, ...(Number.isFinite(max_lora_rank) ? { max_lora_rank } : {}) };
+      }),
+    );
+    return { supported_models: models };
   }
 
   /** weights_info: what create_training_client_from_state needs to make a matching LoRA client. */

@@ -79,7 +79,7 @@ export function openRun(opts: OpenRunOptions): OpenedRun {
  * Everything about a run that can be checked without writing: the flags, the spec, the run directory (a resumed
  * one's files against its state); `open` then writes a new run's files (a resumed run's are only read).
  */
-export function planRun(opts: OpenRunOptions): { backend: BackendKind; open: () => OpenedRun } {
+export function planRun(opts: OpenRunOptions): { backend: BackendKind; spec: ExperimentSpec; open: () => OpenedRun } {
   if (opts.resumeDir) {
     const dir = new RunDir(opts.resumeDir);
     if (!dir.exists(dir.root)) throw new RunUserError(`--resume ${opts.resumeDir}: no such directory`);
@@ -97,7 +97,7 @@ export function planRun(opts: OpenRunOptions): { backend: BackendKind; open: () 
     checkRunFilesAgainstState(dir, state.state, spec.arms.map((a) => a.name));
     const sourceSpec = readRunFileIfExists(dir, 'spec.source.json');
     const opened: OpenedRun = { dir, manifest, spec, sourceSpec, state, resumed: true };
-    return { backend: manifest.backend, open: () => opened };
+    return { backend: manifest.backend, spec, open: () => opened };
   }
 
   if (!opts.specPath) throw new RunUserError('--spec is required (or --resume <dir>)');
@@ -147,6 +147,7 @@ export function planRun(opts: OpenRunOptions): { backend: BackendKind; open: () 
   };
   return {
     backend,
+    spec,
     open: () => {
       writeRunFile(dir, 'spec.json', spec);
       if (override) writeRunFile(dir, 'spec.source.json', sourceSpec);

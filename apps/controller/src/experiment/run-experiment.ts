@@ -25,8 +25,9 @@ import { checkTinkerCredentials, tinkerCredentials } from './tinker-credentials'
 
 export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const plan = planRun(opts);
-  // a wrong key or URL is a user's mistake found before the run directory is written, not a failed run
-  if (plan.backend === 'tinker') await checkTinkerCredentials(tinkerCredentials(opts.config));
+  // a wrong key or URL, or a base model the service does not serve, is a user's mistake found before the run
+  // directory is written, not a failed run
+  if (plan.backend === 'tinker') await checkTinkerCredentials(tinkerCredentials(opts.config), { baseModel: plan.spec.base_model, rank: plan.spec.lora_rank });
   const run = plan.open();
   const release = await acquireRunLock(run.dir, { staleAfterMs: opts.config.RX_RUN_LOCK_STALE_MS });
   try {

@@ -1,4 +1,5 @@
 export * from './tinker-backend';
+export * from './tinker-capabilities';
 export * from './tinker-config';
 export * from './tinker-core';
 export * from './tinker-datum';

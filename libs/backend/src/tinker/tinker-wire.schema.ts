@@ -245,6 +245,14 @@ export const weightsInfoResponseSchema = z.object({
   lora_rank: z.number().int().positive().nullish(),
 });
 export const getServerCapabilitiesResponseSchema = z.object({
-  supported_models: z.array(z.object({ model_name: z.string().nullish(), max_context_length: z.number().int().nullish() })),
+  supported_models: z.array(
+    z.object({
+      model_name: z.string().nullish(),
+      max_context_length: z.number().int().nullish(),
+      /** rx's policy server adds the largest LoRA rank it accepts (SDK 0.25 has no such field and ignores it) */
+      max_lora_rank: z.number().int().positive().nullish(),
+    }),
+  ),
 });
+export type ServerCapabilities = z.infer<typeof getServerCapabilitiesResponseSchema>;
 export const authTokenResponseSchema = z.object({ jwt: z.string().min(1) });
