@@ -42,6 +42,7 @@ export function validPayloads(): QueuePayloads {
           promptId: r.promptId,
           phi: r.phi,
           completionTokens: r.tokens.length,
+          stopReason: r.stopReason,
           reward: r.reward,
           correct: r.correct,
           formatOk: r.formatOk,

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 
 const finite = z.number().finite();
+const fraction = z.number().min(0).max(1);
 
 export const stepMetricsLineSchema = z.object({
   step: z.number().int().nonnegative(),
@@ -26,6 +27,22 @@ export const stepMetricsLineSchema = z.object({
   'rx/effective_neighbors/p90': finite,
   /** rollouts whose kernel mass fell below the floor (baseline = window mean) */
   'rx/fallback_count': z.number().int().nonnegative(),
+  // the batch's training signals (@rx/batch-signals; absent in lines written before them). A group is the step's
+  // rollouts of one prompt. The cookbook's by_group split: rewards all equal and >= 0.5, all equal and < 0.5, not all equal
+  'env/all/by_group/frac_mixed': fraction.optional(),
+  'env/all/by_group/frac_all_good': fraction.optional(),
+  'env/all/by_group/frac_all_bad': fraction.optional(),
+  /** groups whose every rollout is correct / wrong */
+  'rx/by_group/frac_all_correct': fraction.optional(),
+  'rx/by_group/frac_all_wrong': fraction.optional(),
+  /** group mean: groups whose rewards have zero spread (<= 1e-12); kernel (GS1): rollouts with |baseline - reward| <= 1e-12 */
+  'rx/frac_reward_zero_std': fraction.optional(),
+  /** population standard deviation of the step's rewards */
+  'rx/reward/std': finite.nonnegative().optional(),
+  /** completions cut by max_tokens (stop reason 'length'); absent when the step record has no stop reasons */
+  'rx/completions/clipped_ratio': fraction.optional(),
+  /** the longest completion of the step, in tokens (the mean is env/all/ac_tokens_per_turn) */
+  'rx/completions/max_length': z.number().int().nonnegative().optional(),
   'time/prepare': finite.optional(),
   'time/sample': finite.optional(),
   'time/grade': finite.optional(),

@@ -1,4 +1,5 @@
 // The flat metrics.jsonl line of one step record (keys: step-metrics-line.schema.ts).
+import { batchSignals } from '@rx/batch-signals';
 import type { StepMetricsLine } from './step-metrics-line.schema';
 import type { StepRecord } from './step-record.schema';
 
@@ -23,6 +24,16 @@ export function stepMetricsLine(r: StepRecord, steps: number): StepMetricsLine {
     'rx/effective_neighbors/p90': r.gate.effectiveNeighbors.p90,
     'rx/fallback_count': ro.filter((x) => x.fallback).length,
   };
+  const signals = batchSignals(ro, r.estimator);
+  line['env/all/by_group/frac_mixed'] = signals.groups.mixed;
+  line['env/all/by_group/frac_all_good'] = signals.groups.allGood;
+  line['env/all/by_group/frac_all_bad'] = signals.groups.allBad;
+  line['rx/by_group/frac_all_correct'] = signals.groups.allCorrect;
+  line['rx/by_group/frac_all_wrong'] = signals.groups.allWrong;
+  line['rx/frac_reward_zero_std'] = signals.fracRewardZeroStd;
+  line['rx/reward/std'] = signals.rewardStd;
+  if (signals.lengths.clippedFraction !== null) line['rx/completions/clipped_ratio'] = signals.lengths.clippedFraction;
+  line['rx/completions/max_length'] = signals.lengths.max;
   if (r.logprobStats) {
     line['optim/kl_sample_train_v1'] = r.logprobStats.klSampleTrainV1;
     line['optim/kl_sample_train_v2'] = r.logprobStats.klSampleTrainV2;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { gradeSchema } from './graded-batch.schema';
 import { MAX_BATCH_ENTRIES, promptIdSchema } from './prompt.schema';
-import { phiSchema, rolloutIdSchema } from './sampled-batch.schema';
+import { phiSchema, rolloutIdSchema, sampledRolloutSchema } from './sampled-batch.schema';
 import { stageTimingsSchema } from './stage-timings.schema';
 import { stepGateMetricsSchema } from './step-gate-metrics.schema';
 import { stepHeaderSchema } from './step-header.schema';
@@ -12,7 +12,14 @@ import { advantageFieldsSchema } from './train-step.schema';
 import { enumIssueMap } from './issue-text';
 
 export const loggedRolloutSchema = z
-  .object({ rolloutId: rolloutIdSchema, promptId: promptIdSchema, phi: phiSchema, completionTokens: z.number().int().nonnegative() })
+  .object({
+    rolloutId: rolloutIdSchema,
+    promptId: promptIdSchema,
+    phi: phiSchema,
+    completionTokens: z.number().int().nonnegative(),
+    /** 'length': cut by max_tokens (absent in records written before the field) */
+    stopReason: sampledRolloutSchema.shape.stopReason.optional(),
+  })
   .merge(gradeSchema)
   .merge(advantageFieldsSchema);
 

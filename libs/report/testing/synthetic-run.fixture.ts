@@ -301,11 +301,15 @@ function stepRecord(
     const groupMean = rewards.reduce((s, r) => s + r, 0) / groupSize;
     rewards.forEach((reward, k) => {
       const baseline = estimator === 'group_mean' ? groupMean : clamp01(q + (rand() - 0.5) * 0.3);
+      const phi: [number, number] = [Math.log(40 + 60 * rand()), -2 - rand()];
+      const completionTokens = 20 + Math.floor(80 * rand());
       rollouts.push({
         rolloutId: `${step}-${g * groupSize + k}`,
         promptId: `train-${step}-${g}`,
-        phi: [Math.log(40 + 60 * rand()), -2 - rand()],
-        completionTokens: 20 + Math.floor(80 * rand()),
+        phi,
+        completionTokens,
+        // max_tokens 96 in this fixture: the longest completions were cut
+        stopReason: completionTokens >= 96 ? 'length' : 'stop',
         reward,
         correct: reward === 1,
         formatOk: reward === 1 || (g + k + step) % 4 !== 0,

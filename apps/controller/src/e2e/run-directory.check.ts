@@ -65,6 +65,16 @@ export function checkStepLogs(armDir: string, steps: readonly StepRecord[]): voi
     expect(m['time/train']).toBe(s.timings.train);
     expect(m['optim/kl_sample_train_v2']).toBeGreaterThanOrEqual(0);
     expect(m['optim/entropy']).toBeGreaterThan(0);
+    // the batch signals, counted here from the rollouts: every completion carries its stop reason, none is longer
+    // than the longest, and the groups split into all good, all bad and mixed
+    const n = s.rollouts.length;
+    expect(s.rollouts.every((x) => x.stopReason === 'stop' || x.stopReason === 'length')).toBe(true);
+    expect(m['rx/completions/clipped_ratio']! * n).toBeCloseTo(s.rollouts.filter((x) => x.stopReason === 'length').length, 9);
+    expect(m['rx/completions/max_length']).toBe(Math.max(...s.rollouts.map((x) => x.completionTokens)));
+    expect(m['env/all/by_group/frac_mixed']! + m['env/all/by_group/frac_all_good']! + m['env/all/by_group/frac_all_bad']!).toBeCloseTo(1, 12);
+    expect(m['rx/frac_reward_zero_std']).toBeGreaterThanOrEqual(0);
+    if (s.estimator === 'group_mean') expect(m['rx/frac_reward_zero_std']).toBeCloseTo(1 - m['env/all/by_group/frac_mixed']!, 12);
+    else expect(m['rx/frac_reward_zero_std']! * n).toBeCloseTo(s.rollouts.filter((x) => Math.abs(x.baseline - x.reward) <= 1e-12).length, 9);
   });
   const transcripts = jsonLines<unknown>(path.join(armDir, 'transcripts.jsonl')).map((l) => transcriptLineSchema.strict().parse(l));
   for (const s of steps) {

@@ -65,6 +65,9 @@ describe('trainStep', () => {
     const record = out.record!;
     expect(record.rollouts).toHaveLength(64);
     expect(record.rollouts.map((r) => r.advantage)).toEqual(payload.rollouts.map((r) => r.advantage));
+    // each completion's stop reason is logged (metrics.jsonl's clipped fraction is read from it)
+    expect(record.rollouts.map((r) => r.stopReason)).toEqual(payload.rollouts.map((r) => r.stopReason));
+    expect(record.rollouts.every((r) => r.stopReason !== undefined)).toBe(true);
     expect(record.optimizerStep).toBe(1);
     // the hash-chain policy's loss at ratio 1 is -sum of the per-token advantages
     const expectedLoss = -backend.calls.datums[0].reduce((s, d) => s + d.advantages.reduce((a, b) => a + b, 0), 0);

@@ -120,6 +120,7 @@ export async function trainStep(step: TrainStep, deps: TrainStageDeps): Promise<
       promptId: r.promptId,
       phi: r.phi,
       completionTokens: r.tokens.length,
+      stopReason: r.stopReason,
       reward: r.reward,
       correct: r.correct,
       formatOk: r.formatOk,
