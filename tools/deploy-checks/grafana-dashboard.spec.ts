@@ -130,6 +130,9 @@ describe('tools/grafana/dashboards/rx.json', () => {
     expect(panelWith('rx_outcome_effect', 'rx_outcome_interval', 'rx_outcome_margin').length).toBeGreaterThan(0);
     expect(panelWith('rx_outcome_decision').length).toBeGreaterThan(0);
     expect(panelWith('rx_run_phase').length).toBeGreaterThan(0);
+    // the training signals: the zero-spread share and the length-clipped share, per arm
+    expect(panelWith('rx_step_reward_zero_std_ratio').some((p) => promqlUse(exprs(p)).grouping.includes('arm'))).toBe(true);
+    expect(panelWith('rx_step_clipped_completions_ratio').some((p) => promqlUse(exprs(p)).grouping.includes('arm'))).toBe(true);
   });
 
   it('lays panels out on the 24-column grid without overlaps', () => {

@@ -38,3 +38,10 @@ export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
 
 /** the models evaluated: the base model and the spec's arms */
 export type ModelName = 'base' | ArmName;
+
+/** how a step's groups (its rollouts of one prompt) split: the cookbook's by_group kinds, and by the correct bit */
+export const GROUP_KINDS = ['mixed', 'all_good', 'all_bad', 'all_correct', 'all_wrong'] as const;
+export type GroupKind = (typeof GROUP_KINDS)[number];
+
+export const LENGTH_STATS = ['mean', 'max'] as const;
+export type LengthStat = (typeof LENGTH_STATS)[number];

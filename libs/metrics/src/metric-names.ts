@@ -34,6 +34,16 @@ export const METRIC_NAMES = Object.freeze({
   stepNonzeroAdvantageRatio: 'rx_step_nonzero_advantage_ratio',
   /** gauge {arm, quantile}: effective-neighbour quantiles (p10, p50, p90) of the last step */
   stepEffectiveNeighbors: 'rx_step_effective_neighbors',
+  /** gauge {arm}: metrics.jsonl's rx/frac_reward_zero_std of the last step (zero-spread groups; GS1: baseline = reward) */
+  stepRewardZeroStdRatio: 'rx_step_reward_zero_std_ratio',
+  /** gauge {arm, group}: share of the last step's groups that are mixed, all_good, all_bad (the cookbook's by_group), all_correct, all_wrong */
+  stepGroupRatio: 'rx_step_group_ratio',
+  /** gauge {arm}: share of the last step's completions cut by max_tokens (rx/completions/clipped_ratio) */
+  stepClippedCompletionsRatio: 'rx_step_clipped_completions_ratio',
+  /** gauge {arm, stat}: completion length of the last step in tokens (stat mean|max) */
+  stepCompletionLengthTokens: 'rx_step_completion_length_tokens',
+  /** gauge {arm}: population standard deviation of the last step's rewards */
+  stepRewardStd: 'rx_step_reward_std',
   /** gauge {arm}: forward_backward loss of the last step */
   stepLoss: 'rx_step_loss',
   /** counter {arm}: optimizer steps committed */

@@ -1,5 +1,6 @@
 import { METRIC_NAMES } from './metric-names';
-import { createRxMetrics, metricSamples } from './rx-metrics';
+import type { StepRecord } from '@rx/contracts';
+import { createRxMetrics, metricSamples, stepMetricsOf } from './rx-metrics';
 import { parseExposition } from '@rx/metrics/testing';
 
 describe('metric names', () => {
@@ -44,6 +45,34 @@ describe('createRxMetrics', () => {
     const q = families.get('rx_step_effective_neighbors')!.metrics.map((s) => [s.labels!.quantile, Number(s.value)]);
     expect(q).toEqual([['p10', 9.25], ['p50', 20], ['p90', 31]]);
     expect(Number(families.get('rx_step_loss')!.metrics[0].value)).toBe(-1.5);
+  });
+
+  it('shows the batch signals of a step record per arm: zero-spread and by-kind groups, clipped completions, lengths, reward spread', async () => {
+    // 2 prompts x 2 rollouts (group mean): p1 rewards 1, 1 (constant, all good, all correct); p2 rewards 0.9, 0 (mixed,
+    // one of them cut at 64 tokens)
+    const rollout = (i: number, promptId: string, reward: number, correct: boolean, completionTokens: number, stopReason: 'stop' | 'length') => ({
+      rolloutId: `2-${i}`, promptId, phi: [1, -1] as [number, number], completionTokens, stopReason, reward, correct, formatOk: true,
+      advantage: 0, baseline: 0, effectiveNeighbors: 1, fallback: false, dropped: false,
+    });
+    const record: StepRecord = {
+      runId: 'r1.t1', arm: 'grpo_gs8', step: 2, estimator: 'group_mean',
+      rollouts: [rollout(0, 'p1', 1, true, 10, 'stop'), rollout(1, 'p1', 1, true, 20, 'stop'), rollout(2, 'p2', 0.9, true, 30, 'stop'), rollout(3, 'p2', 0, false, 64, 'length')],
+      datums: 4, loss: -0.5, optimizerStep: 3, learningRate: 4e-5,
+      gate: { executedGroupSize: 2, rewardMean: 0.725, fracNonzeroAdvantage: 0.5, effectiveNeighbors: { p10: 1, p50: 1, p90: 1 }, fallbackFraction: 0 },
+      timings: {}, samplerPath: 'embedded://w/2', committedAt: '2026-01-01T00:00:00.000Z',
+    };
+    const m = createRxMetrics({ service: 'controller', defaultMetrics: false });
+    m.recordStep('grpo_gs8', stepMetricsOf(record));
+    const f = parseExposition(await m.exposition());
+    const value = (name: string, labels: Record<string, string> = {}) => Number(f.get(name)!.metrics.find((x) => Object.entries({ arm: 'grpo_gs8', ...labels }).every(([k, v]) => x.labels![k] === v))!.value);
+    expect(value('rx_step_reward_zero_std_ratio')).toBe(0.5);
+    expect(Object.fromEntries(f.get('rx_step_group_ratio')!.metrics.map((x) => [x.labels!.group, Number(x.value)]))).toEqual({ mixed: 0.5, all_good: 0.5, all_bad: 0, all_correct: 0.5, all_wrong: 0 });
+    expect(value('rx_step_clipped_completions_ratio')).toBe(0.25);
+    expect([value('rx_step_completion_length_tokens', { stat: 'mean' }), value('rx_step_completion_length_tokens', { stat: 'max' })]).toEqual([31, 64]);
+    // rewards 1, 1, 0.9, 0: mean 0.725, sum of squares 2.81, var 2.81/4 - 0.725^2 = 0.7025 - 0.525625 = 0.176875
+    expect(value('rx_step_reward_std')).toBeCloseTo(Math.sqrt(0.176875), 12);
+    // the arm is the only label besides the kind and the service: no run id (labels are never ids)
+    expect(Object.keys(f.get('rx_step_group_ratio')!.metrics[0].labels!).sort()).toEqual(['arm', 'group', 'service']);
   });
 
   it('counts backend errors apart from latency observations', async () => {

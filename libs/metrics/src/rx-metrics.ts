@@ -1,13 +1,14 @@
 // The one prom-client Registry of a process, with every rx metric registered and typed setters whose label
 // values can only come from the enums of metric-labels.ts.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { batchSignals, type BatchSignals } from '@rx/batch-signals';
 import type { ArmName, QueueName, StageName, StepRecord } from '@rx/contracts';
 import {
   BACKEND_DURATION_BUCKETS_SECONDS,
   METRIC_NAMES,
   STAGE_DURATION_BUCKETS_SECONDS,
 } from './metric-names';
-import { DECISION_OUTCOMES, type BackendOperation, type DecisionOutcome, type GateName, type GateSide, type ModelName, type NeighborQuantile, type ServiceName } from './metric-labels';
+import { DECISION_OUTCOMES, GROUP_KINDS, type BackendOperation, type GroupKind, type DecisionOutcome, type GateName, type GateSide, type ModelName, type NeighborQuantile, type ServiceName } from './metric-labels';
 
 export interface QueueSnapshot {
   queue: QueueName;
@@ -26,11 +27,21 @@ export interface StepMetrics {
   loss?: number;
   /** sampler vs learner on the completion tokens, when the trainer measured it */
   logprobStats?: { klSampleTrainV1: number; klSampleTrainV2: number; entropy: number };
+  /** the batch's training signals (@rx/batch-signals), when the whole step record is at hand */
+  signals?: BatchSignals;
 }
 
 /** what the step gauges show of a step record */
 export function stepMetricsOf(r: StepRecord): StepMetrics {
-  return { step: r.step, rewardMean: r.gate.rewardMean, fracNonzeroAdvantage: r.gate.fracNonzeroAdvantage, effectiveNeighbors: r.gate.effectiveNeighbors, loss: r.loss, ...(r.logprobStats ? { logprobStats: r.logprobStats } : {}) };
+  return {
+    step: r.step,
+    rewardMean: r.gate.rewardMean,
+    fracNonzeroAdvantage: r.gate.fracNonzeroAdvantage,
+    effectiveNeighbors: r.gate.effectiveNeighbors,
+    loss: r.loss,
+    ...(r.logprobStats ? { logprobStats: r.logprobStats } : {}),
+    signals: batchSignals(r.rollouts, r.estimator),
+  };
 }
 
 export interface OutcomeMetrics {
@@ -93,6 +104,11 @@ export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
   const nonzero = new Gauge({ name: METRIC_NAMES.stepNonzeroAdvantageRatio, help: 'Fraction of the last step rollouts with |advantage| > 1e-6', labelNames: ['arm'] as const, registers });
   const neighbors = new Gauge({ name: METRIC_NAMES.stepEffectiveNeighbors, help: 'Effective-neighbour quantiles of the last step', labelNames: ['arm', 'quantile'] as const, registers });
   const loss = new Gauge({ name: METRIC_NAMES.stepLoss, help: 'forward_backward loss of the last step', labelNames: ['arm'] as const, registers });
+  const zeroStd = new Gauge({ name: METRIC_NAMES.stepRewardZeroStdRatio, help: 'Share of the last step groups with zero reward spread (GS1: rollouts whose kernel baseline equals their reward)', labelNames: ['arm'] as const, registers });
+  const groupRatio = new Gauge({ name: METRIC_NAMES.stepGroupRatio, help: 'Share of the last step groups by kind (mixed, all_good, all_bad, all_correct, all_wrong)', labelNames: ['arm', 'group'] as const, registers });
+  const clipped = new Gauge({ name: METRIC_NAMES.stepClippedCompletionsRatio, help: 'Share of the last step completions cut by max_tokens', labelNames: ['arm'] as const, registers });
+  const completionLength = new Gauge({ name: METRIC_NAMES.stepCompletionLengthTokens, help: 'Completion length of the last step in tokens (mean, max)', labelNames: ['arm', 'stat'] as const, registers });
+  const rewardStd = new Gauge({ name: METRIC_NAMES.stepRewardStd, help: 'Population standard deviation of the last step rewards', labelNames: ['arm'] as const, registers });
   const committed = new Counter({ name: METRIC_NAMES.stepsCommittedTotal, help: 'Optimizer steps committed', labelNames: ['arm'] as const, registers });
   const stageDuration = new Histogram({
     name: METRIC_NAMES.stageDurationSeconds,
@@ -176,6 +192,16 @@ export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
       nonzero.set({ arm }, step.fracNonzeroAdvantage);
       for (const [quantile, v] of Object.entries(step.effectiveNeighbors)) neighbors.set({ arm, quantile }, v);
       if (step.loss !== undefined) loss.set({ arm }, step.loss);
+      if (step.signals) {
+        const g = step.signals.groups;
+        const groups: Record<GroupKind, number> = { mixed: g.mixed, all_good: g.allGood, all_bad: g.allBad, all_correct: g.allCorrect, all_wrong: g.allWrong };
+        zeroStd.set({ arm }, step.signals.fracRewardZeroStd);
+        for (const group of GROUP_KINDS) groupRatio.set({ arm, group }, groups[group]);
+        if (step.signals.lengths.clippedFraction !== null) clipped.set({ arm }, step.signals.lengths.clippedFraction);
+        completionLength.set({ arm, stat: 'mean' }, step.signals.lengths.mean);
+        completionLength.set({ arm, stat: 'max' }, step.signals.lengths.max);
+        rewardStd.set({ arm }, step.signals.rewardStd);
+      }
     },
     stepCommitted(arm) {
       committed.inc({ arm });
