@@ -1,4 +1,5 @@
-// The paired Hoeffding decision rule of the spec's `decision_rule` (method `paired_hoeffding`).
+// The paired Hoeffding decision rule of the spec's `decision_rule` (method `paired_hoeffding`, bound `hoeffding`).
+import { pairedDifferences } from './paired-scale';
 
 /** One criterion of the decision rule, with the rule's alpha: all that the Hoeffding bound needs. */
 export interface HoeffdingRule {
@@ -50,30 +51,27 @@ export function hoeffdingHalfwidth(rule: HoeffdingRule, n: number): number {
 // d_i = w_t t_i + w_b b_i; effect = mean d; [lower, upper] = effect -/+ halfwidth; supported = lower > margin
 export function pairedHoeffding(treatment: readonly number[], baseline: readonly number[], rule: HoeffdingRule): HoeffdingResult {
   checkRule(rule);
-  if (treatment.length !== baseline.length) {
-    throw new RangeError(`paired Hoeffding needs paired items: ${treatment.length} treatment values, ${baseline.length} baseline values`);
-  }
-  const n = treatment.length;
-  if (n === 0) throw new RangeError('paired Hoeffding needs at least one paired item');
-  const [lo, hi] = rule.bounds;
-  const d = treatment.map((t, i) => {
-    const b = baseline[i];
-    if (!(t >= lo && t <= hi)) throw new RangeError(`treatment value ${t} at index ${i} lies outside the bounds [${lo}, ${hi}]`);
-    if (!(b >= lo && b <= hi)) throw new RangeError(`baseline value ${b} at index ${i} lies outside the bounds [${lo}, ${hi}]`);
-    return rule.weights.treatment * t + rule.weights.baseline * b;
-  });
+  const d = pairedDifferences(treatment, baseline, rule, 'paired Hoeffding');
+  const n = d.length;
   const effect = d.reduce((s, x) => s + x, 0) / n;
   const halfwidth = hoeffdingHalfwidth(rule, n);
-  const lower = effect - halfwidth;
-  const upper = effect + halfwidth;
-  const supported = lower > rule.margin;
-  const outcome: HoeffdingOutcome = supported ? 'supported' : upper <= rule.margin ? 'refuted' : 'inconclusive';
+  return outcomeOf(d, { effect, halfwidth, lower: effect - halfwidth, upper: effect + halfwidth }, rule);
+}
+
+/**
+ * The result of any of the paired bounds from its interval (halfwidth: effect - lower, the side the rule reads; the
+ * interval is symmetric for Hoeffding and empirical Bernstein): supported = lower > margin; refuted = upper <= margin.
+ */
+export function outcomeOf(d: readonly number[], i: { effect: number; halfwidth: number; lower: number; upper: number }, rule: HoeffdingRule): HoeffdingResult {
+  checkRule(rule);
+  const supported = i.lower > rule.margin;
+  const outcome: HoeffdingOutcome = supported ? 'supported' : i.upper <= rule.margin ? 'refuted' : 'inconclusive';
   return {
-    n,
-    effect,
-    halfwidth,
-    lower,
-    upper,
+    n: d.length,
+    effect: i.effect,
+    halfwidth: i.halfwidth,
+    lower: i.lower,
+    upper: i.upper,
     winsTreatment: d.filter((x) => x > 0).length,
     winsBaseline: d.filter((x) => x < 0).length,
     supported,
@@ -96,7 +94,7 @@ export function hoeffdingRecord(r: HoeffdingResult): HoeffdingRecord {
   };
 }
 
-function checkRule(rule: HoeffdingRule): void {
+export function checkRule(rule: HoeffdingRule): void {
   const [lo, hi] = rule.bounds;
   if (!(rule.alpha > 0 && rule.alpha < 1)) throw new RangeError(`alpha must lie in (0, 1), got ${rule.alpha}`);
   if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi)) throw new RangeError(`bounds must be finite with lo < hi, got [${lo}, ${hi}]`);
