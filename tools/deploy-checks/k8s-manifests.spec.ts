@@ -254,12 +254,12 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       }
     });
 
-    it('runs the controller as a Job in service mode: RX_SPEC from the image or rx-spec, resumable, ends on exit 2/3', () => {
+    it('runs the controller as a Job in service mode: RX_SPEC from the image or rx-spec, resumable, ends on exit 2/3/4', () => {
       const job = workloads(objects).find((w) => w.kind === 'Job' && w.name === 'controller');
       expect(job).toBeDefined();
       expect(job?.template.spec?.restartPolicy).toBe('Never');
       const policy = (job?.object.spec as { podFailurePolicy?: { rules: Array<{ action: string; onExitCodes?: { operator: string; values: number[] } }> } }).podFailurePolicy;
-      expect(policy?.rules).toEqual(expect.arrayContaining([expect.objectContaining({ action: 'FailJob', onExitCodes: expect.objectContaining({ operator: 'In', values: [2, 3] }) })]));
+      expect(policy?.rules).toEqual(expect.arrayContaining([expect.objectContaining({ action: 'FailJob', onExitCodes: expect.objectContaining({ operator: 'In', values: [2, 3, 4] }) })]));
       const c = containersOf(job as Workload)[0];
       expect([...(c.command ?? []), ...(c.args ?? [])]).toEqual([]);
       const { env } = containerEnv(c, objects, fakeSecret);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The controller:
 //   main.ts run <flags>    rx run: a whole experiment (see experiment/run-experiment.ts); exit 0 complete,
+//                          4 complete but its exchange record fails a validator (or could not be written),
 //                          3 stopped by a pre-registered check, 1 failed, 130 interrupted, 2 a user mistake
 //   main.ts status <dir>   rx status: a run directory summarised (--json for the object)
 //   main.ts export <dir> / check-record <dir>   the exchange's record of a run, and its validators (exchange/)
@@ -24,6 +25,8 @@ import { progressFor } from './progress/progress.reporter';
 import { RunStateError } from '@rx/run-dir';
 
 const EXIT = { complete: 0, stopped: 3, failed: 1, interrupted: 130, running: 1 } as const;
+/** a complete run whose own exchange record fails a validator (rx check-record would exit 3 on it) */
+const EXIT_RECORD_FAILS = 4;
 
 const SAME_INTERRUPT_MS = 1000;
 
@@ -60,6 +63,7 @@ function interruptSignal(): AbortSignal {
 }
 
 function exitCodeOf(outcome: RunOutcome): number {
+  if (outcome.status === 'complete' && outcome.recordFails) return EXIT_RECORD_FAILS;
   return EXIT[outcome.status];
 }
 

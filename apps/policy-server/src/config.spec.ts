@@ -23,6 +23,7 @@ describe('policy server configuration', () => {
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 20_000,
       maxConnections: 512,
+      hostedLike: null,
     });
     expect(policyServerConfigSchema.parse({ PORT: '0', HOST: '0.0.0.0', RX_POLICY_API_KEY: 'a-long-enough-key', RX_POLICY_LATENCY_MS: '25', RX_POLICY_BACKEND: 'memory', PORT_UNUSED: 'x' })).toMatchObject({
       port: 0,

@@ -2,6 +2,7 @@
 // gives one line naming the variable (the API key's value is never printed). The key is required whenever HOST
 // is not a loopback address; the bounds on models, results and connections have defaults that fit the 2 GiB pod.
 import { z } from 'zod';
+import { parseHostedLike } from './hosted-like.config';
 
 const emptyToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -63,6 +64,18 @@ export const policyServerConfigSchema = z
     RX_POLICY_HEADERS_TIMEOUT_MS: intVar(1, 20_000),
     /** most open connections; more are closed at once */
     RX_POLICY_MAX_CONNECTIONS: intVar(1, 512),
+    /** the hosted-like mode (hosted-like.config.ts): a JSON object, or @<file> holding one; unset: off */
+    RX_POLICY_HOSTED_LIKE: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        try {
+          return parseHostedLike(v);
+        } catch (err) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: `is not a hosted-like configuration: ${(err as Error).message}` });
+          return z.NEVER;
+        }
+      }),
   })
   .superRefine((e, ctx) => {
     if (e.RX_POLICY_API_KEY === undefined && !isLoopbackHost(e.HOST)) {
@@ -93,6 +106,7 @@ export const policyServerConfigSchema = z
     requestTimeoutMs: e.RX_POLICY_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: e.RX_POLICY_HEADERS_TIMEOUT_MS,
     maxConnections: e.RX_POLICY_MAX_CONNECTIONS,
+    hostedLike: e.RX_POLICY_HOSTED_LIKE,
   }));
 
 /** 127.0.0.0/8, ::1 and localhost: only processes on this machine can connect. */

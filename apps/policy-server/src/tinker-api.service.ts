@@ -188,6 +188,9 @@ export class TinkerApiService implements OnModuleDestroy {
   async createModel(body: unknown, key: string | undefined): Promise<UntypedApiFuture> {
     const req = parse('create_model', createModelRequestSchema, body);
     this.requireSession(req.session_id);
+    if (this.config.hostedLike?.refuse_model_seed && req.lora_config.seed !== undefined && req.lora_config.seed !== null) {
+      throw apiError(400, 'create_model: lora_config.seed is not supported by this service (per-model seeds are refused); create the model without it');
+    }
     await this.limits.checkNewModel(req.base_model, req.lora_config.rank, req.lora_config.seed);
     const modelId = `${req.session_id}:train:${req.model_seq_id}`;
     // the same request again under a new idempotency key (the SDK's application-level retry): its first future

@@ -2,13 +2,31 @@
 import { checkRunRecord } from './check-run-record';
 import { buildExchangeRecord, ExportError } from './exchange-export';
 
-/** rx run's last step: the exchange record written and checked; the lines to print (a failure to export is one) */
-export function exportAndCheck(dir: string): string[] {
+/** The exchange record's check as rx run reports it: the lines to print, and whether every validator passed. */
+export interface ExchangeCheck {
+  lines: string[];
+  /** false when the record could not be written, does not follow the schema, or fails a validator */
+  pass: boolean;
+}
+
+/** rx run's last step: the exchange record written and checked (a failure to export is one line, and fails) */
+export function exportAndCheck(dir: string): ExchangeCheck {
   try {
     buildExchangeRecord(dir);
-    return checkRunRecord(dir).lines;
+    const { check, lines } = checkRunRecord(dir);
+    return { lines, pass: check.ok && check.pass };
   } catch (err) {
-    return [`not written: ${(err as Error).message}`];
+    return { lines: [`not written: ${(err as Error).message}`], pass: false };
+  }
+}
+
+/** a finished run's exchange record checked again as it is on disk (rx run --resume of a complete run) */
+export function recheck(dir: string): ExchangeCheck {
+  try {
+    const { check, lines } = checkRunRecord(dir);
+    return { lines, pass: check.ok && check.pass };
+  } catch (err) {
+    return { lines: [`cannot be checked: ${(err as Error).message}`], pass: false };
   }
 }
 

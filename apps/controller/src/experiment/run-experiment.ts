@@ -11,7 +11,7 @@ import { PHASES, readRunFileIfExists, type PhaseName, type RunRecord, type RunSt
 import { describeRevision } from '@rx/spec';
 import { REPO_ROOT } from '../infra/repo-root';
 import { deletePrefixKeys } from '../infra/step-bus';
-import { exportAndCheck } from '../exchange/exchange-lines';
+import { exportAndCheck, recheck } from '../exchange/exchange-lines';
 import { writeRecord } from '../phases/record/record.phase';
 import { codeRevision } from '../phases/record/source-hashes';
 import { acquireRunLock } from '../run/run-lock';
@@ -42,7 +42,10 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
   const status = state.state.status;
   if (run.resumed && (status === 'complete' || status === 'stopped')) {
     progress.info(`run ${run.manifest.runId} in ${dir.root} is already ${status}; nothing to resume`);
-    return { dir: dir.root, status, record: readRunFileIfExists(dir, 'record.json'), message: state.state.reason };
+    // a restarted container resumes a finished run: its exit code still says whether its record passes
+    const check = status === 'complete' ? recheck(dir.root) : null;
+    if (check && !check.pass) for (const line of check.lines) progress.info(`exchange record: ${line}`);
+    return { dir: dir.root, status, record: readRunFileIfExists(dir, 'record.json'), message: state.state.reason, recordFails: check ? !check.pass : undefined };
   }
   const abort = new AbortController();
   const onAbort = () => abort.abort(opts.signal.reason ?? new Interrupted('interrupted'));
@@ -143,11 +146,17 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
   const closing = infra?.close();
   state.endAttempt(outcome, message);
   let record: RunRecord | null = null;
+  let recordFails: boolean | undefined;
   if (outcome !== 'interrupted') {
     record = writeRecord({ dir, manifest: run.manifest, spec: run.spec, sourceSpec: run.sourceSpec, cpus: cpus().length }, state);
     progress.info(`record: ${dir.recordFile}`);
     progress.info(`verdict: ${record.verdict.outcome}: ${record.verdict.reasoning[0]}`);
-    if (outcome === 'complete') for (const line of exportAndCheck(dir.root)) progress.info(`exchange record: ${line}`);
+    if (outcome === 'complete') {
+      const check = exportAndCheck(dir.root);
+      for (const line of check.lines) progress.info(`exchange record: ${line}`);
+      recordFails = !check.pass;
+      if (recordFails) progress.info('exchange record: FAILS a validator (see above): rx run exits 4');
+    }
   }
   await closing;
   // a finished run leaves nothing in a shared Redis under the prefix it owned (its services were its own)
@@ -155,5 +164,5 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
     await deletePrefixKeys(infra.redis.url, infra.prefix).catch(() => 0);
   }
   progress.close();
-  return { dir: dir.root, status: outcome, record, message };
+  return { dir: dir.root, status: outcome, record, message, recordFails };
 }

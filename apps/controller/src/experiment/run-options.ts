@@ -45,6 +45,8 @@ export interface RunOutcome {
   status: RunState['status'];
   record: RunRecord | null;
   message: string | null;
+  /** a complete run's exchange record: every validator passes (false), or not (true: rx run exits 4) */
+  recordFails?: boolean;
 }
 
 /** A mistake of the user's (flags, files, environment): one line (plus path-named spec errors), exit 2. */

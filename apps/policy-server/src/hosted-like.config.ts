@@ -1,0 +1,51 @@
+// The policy server's hosted-like mode (off by default): it behaves as a hosted Tinker-compatible service may, so
+// that rx's client and controller are tested against what a real service refuses or suffers. Configured by one JSON
+// object, validated once at boot with zod:
+//   RX_POLICY_HOSTED_LIKE='{"refuse_model_seed":true,"no_archive_route":true}'   (the object itself), or
+//   RX_POLICY_HOSTED_LIKE=@/path/to/hosted-like.json                             (a file that holds it)
+// Unset or empty: off. Refusals are fields of their own; injected faults go in `faults`, one optional setting each.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/** Faults a hosted service shows (noise, 429 storms, 5xx bursts, lost sessions, 410s, slow steps): each optional, absent = none. */
+export const hostedLikeFaultsSchema = z.object({}).strict();
+
+export const hostedLikeSchema = z
+  .object({
+    /** create_model refuses a per-model seed (`lora_config.seed`) with a 400, as the service of the published run did */
+    refuse_model_seed: z.boolean().default(false),
+    /** no checkpoint archive route: GET /api/v1/training_runs/{id}/checkpoints/{kind}/{name}/archive answers 404 */
+    no_archive_route: z.boolean().default(false),
+    faults: hostedLikeFaultsSchema.default({}),
+  })
+  .strict();
+
+export type HostedLikeConfig = z.output<typeof hostedLikeSchema>;
+export type HostedLikeFaults = z.output<typeof hostedLikeFaultsSchema>;
+
+/** The object of RX_POLICY_HOSTED_LIKE (inline JSON, or `@<file>`), parsed; null when unset (the mode is off). */
+export function parseHostedLike(value: string | undefined): HostedLikeConfig | null {
+  if (value === undefined || value.trim() === '') return null;
+  const text = value.trim();
+  let source = 'its JSON';
+  let json: string = text;
+  if (text.startsWith('@')) {
+    source = text.slice(1);
+    try {
+      json = readFileSync(source, 'utf8');
+    } catch (err) {
+      throw new Error(`cannot read ${source} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (err) {
+    throw new Error(`${source} is not JSON (${(err as Error).message})`);
+  }
+  const parsed = hostedLikeSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(parsed.error.issues.map((i) => `${i.path.join('.') || '(object)'}: ${i.message}`).join('; '));
+  }
+  return parsed.data;
+}
