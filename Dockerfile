@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1.7
 # One image for every rx service. The role is chosen at start: RX_ROLE=<app> runs apps/<app>/src/main.ts
 # (policy-server, sampler, grader, advantage, trainer, controller); a command (`rx run ...`) runs that instead.
 # The services run their TypeScript sources through swc-node (tools/register.js), so the runtime keeps swc and
@@ -7,6 +6,10 @@
 #   docker build -t rx .
 #   docker run --rm -e RX_ROLE=grader -e REDIS_URL=redis://:pw@redis:6379 rx
 #   docker run --rm rx rx --help
+#
+# Needs Docker Engine 23 or later with BuildKit (the buildx plugin), which builds the heredocs, `COPY --chmod` and
+# `RUN --mount=type=cache` below without fetching a `# syntax=` frontend image: the only images a build pulls are
+# its bases (NODE_IMAGE). Tested with Engine 26.1 and buildx 0.13 (docs/deploy.md).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -36,10 +39,15 @@ RUN node -e " \
 
 # --- 3. runtime: slim base, sources and pruned node_modules owned by root, run as the unprivileged `node` -----
 FROM ${NODE_IMAGE} AS runtime
+# @swc/core unpacks its native addon into a cache on first load and loads it from there: that cache must be writable,
+# on a filesystem that allows exec, owned by this user with no ancestor others may write. The root is read-only in
+# compose and Kubernetes and Docker's /tmp tmpfs is noexec, so the default (~/.cache, else $TMPDIR) fails with
+# ERR_SWC_NATIVE_CACHE; the data volume (/data, owned by node) qualifies. Kubernetes sets its own (k8s/base).
 ENV NODE_ENV=production \
     RX_HOME=/app \
     RX_DATA_DIR=/data \
-    SWC_NODE_CACHE_DIR=/tmp/swc-node
+    SWC_NODE_CACHE_DIR=/tmp/swc-node \
+    SWC_NATIVE_BINDING_CACHE=/data/.swc-native
 WORKDIR /app
 COPY --from=prune /app/node_modules ./node_modules
 # The whole source tree as the repo has it (apps, libs, tools, specs, models, root manifests; .dockerignore drops

@@ -17,9 +17,11 @@ export const rxServices: readonly RxService[] = [
   { app: 'controller', port: 3100 },
 ];
 
-// Env vars a container may set that no app's config schema reads: the image's role switch, and in k8s the Redis
-// password that REDIS_URL is composed from ($(REDIS_PASSWORD)).
-export const infraEnvVars: ReadonlySet<string> = new Set(['RX_ROLE', 'REDIS_PASSWORD', 'NODE_ENV', 'NODE_OPTIONS']);
+// Env vars a container may set that no app's config schema reads: the image's role switch, in k8s the Redis
+// password that REDIS_URL is composed from ($(REDIS_PASSWORD)), and where @swc/core unpacks its native addon.
+export const infraEnvVars: ReadonlySet<string> = new Set([
+  'RX_ROLE', 'REDIS_PASSWORD', 'NODE_ENV', 'NODE_OPTIONS', 'SWC_NATIVE_BINDING_CACHE', 'SWC_NATIVE_BINDING_CACHE_SKIP_SECURITY_CHECK',
+]);
 
 // Env vars an app reads directly from process.env, outside its config schema (each one a candidate for the schema).
 export const readOutsideSchema: Readonly<Record<string, readonly string[]>> = {

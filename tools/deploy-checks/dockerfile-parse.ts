@@ -54,6 +54,35 @@ export function parseDockerfile(text: string): Dockerfile {
   return { globalArgs, stages };
 }
 
+// The parser directives at the top of a Dockerfile (`# syntax=...`, `# escape=...`), as BuildKit reads them: lines
+// of the form `# key=value` before any other line (a blank line, another comment or an instruction ends them).
+export function parserDirectives(text: string): Record<string, string> {
+  const directives: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^#\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(\S+)\s*$/.exec(line);
+    if (!m) break;
+    directives[m[1].toLowerCase()] = m[2];
+  }
+  return directives;
+}
+
+// The ENV a stage sets (what a container of the image starts with before compose or k8s add theirs).
+export function stageEnv(stage: Stage): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const ins of stage.instructions.filter((i) => i.keyword === 'ENV')) {
+    for (const m of ins.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g)) env[m[1]] = m[2].replace(/^"(.*)"$/, '$1');
+  }
+  return env;
+}
+
+// The VOLUME paths a stage declares (JSON array or space-separated form).
+export function stageVolumes(stage: Stage): string[] {
+  return stage.instructions.filter((i) => i.keyword === 'VOLUME').flatMap((i) => {
+    const text = i.args.trim();
+    return text.startsWith('[') ? (JSON.parse(text) as string[]) : text.split(/\s+/).filter(Boolean);
+  });
+}
+
 export function argDefault(stage: Stage, name: string): string | undefined {
   for (const ins of stage.instructions) {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(ins.args);

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { readRepoFile, repoPath, repoRoot, runnableApps } from './deploy-layout';
-import { argDefault, contextCopies, dockerignoreMatcher, importClosure, lockfileClosure, parseDockerfile, Stage } from './dockerfile-parse';
+import { argDefault, contextCopies, dockerignoreMatcher, importClosure, lockfileClosure, parseDockerfile, parserDirectives, Stage } from './dockerfile-parse';
 
 const dockerfile = parseDockerfile(readRepoFile('Dockerfile'));
 const stages = dockerfile.stages;
@@ -31,6 +31,13 @@ describe('Dockerfile', () => {
     const fromStages = runtime.instructions.flatMap((i) => [...i.args.matchAll(/--from=(\S+)/g)].map((m) => m[1]));
     expect(fromStages.length).toBeGreaterThan(0);
     for (const s of fromStages) expect(names).toContain(s);
+  });
+
+  it('pulls no frontend image: no `# syntax=` directive (Docker 23+ builds heredocs, COPY --chmod and RUN --mount itself)', () => {
+    expect(parserDirectives(readRepoFile('Dockerfile'))).toEqual({});
+    // the reader finds the directive where BuildKit does, and only there
+    expect(parserDirectives('# syntax=docker/dockerfile:1.7\n# A comment\nFROM node:20\n')).toEqual({ syntax: 'docker/dockerfile:1.7' });
+    expect(parserDirectives('# A comment\n# syntax=docker/dockerfile:1.7\nFROM node:20\n')).toEqual({});
   });
 
   it('runs as an unprivileged user with a /health healthcheck and the rx entrypoint', () => {

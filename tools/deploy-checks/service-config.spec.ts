@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { AppConfig, defaultOf, describeIssues, hasConfigModule, loadAppConfig } from './app-config';
 import { loadCompose } from './compose-file';
 import { infraEnvVars, readOutsideSchema, readRepoFile, repoPath, rxServices, serviceFor } from './deploy-layout';
-import { parseDockerfile } from './dockerfile-parse';
+import { parseDockerfile, stageEnv } from './dockerfile-parse';
 import { containerEnv, containersOf, kubectlVersion, KubeObject, overlays, Overlay, renderOverlay, workloads } from './kustomize-render';
 
 const dotEnv = { REDIS_PASSWORD: 'fake-redis-password-0123', GRAFANA_ADMIN_PASSWORD: 'fake-grafana-password', RX_POLICY_API_KEY: 'fake-policy-api-key-0123' };
@@ -15,11 +15,7 @@ const fakeSecret = (secret: string, key: string): string => (key === 'tinker-api
 // ENV of the image's runtime stage: what every container starts with before compose/k8s add theirs.
 function imageEnv(): Record<string, string> {
   const { stages } = parseDockerfile(readRepoFile('Dockerfile'));
-  const env: Record<string, string> = {};
-  for (const ins of stages[stages.length - 1].instructions.filter((i) => i.keyword === 'ENV')) {
-    for (const m of ins.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g)) env[m[1]] = m[2].replace(/^"(.*)"$/, '$1');
-  }
-  return env;
+  return stageEnv(stages[stages.length - 1]);
 }
 
 type Deployed = { where: string; app: string; env: Record<string, string>; secretEnv: string[] };
