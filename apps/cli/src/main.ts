@@ -72,8 +72,21 @@ const commands: Record<string, Command> = {
   },
   export: {
     summary: "export <run dir>: the run's record in the research exchange's schema (<run dir>/exchange/record.json)",
-    help: 'Writes exchange/record.json and the files it names (item manifest, scored observations, per-arm restore evidence, the pinned source files), each hash of a file in the run directory.',
+    help: [
+      'Writes exchange/record.json and the files it names (item manifest, scored observations, per-arm restore evidence, the pinned source files), each hash of a file in the run directory.',
+      '  --tensorboard [DIR]    instead, TensorBoard event files of the run (as rx tensorboard; default <run dir>/tensorboard)',
+    ].join('\n'),
     load: () => import('./commands/export.command'),
+  },
+  tensorboard: {
+    summary: 'tensorboard <run dir> [--out DIR]: TensorBoard event files of the run (also rx export <run dir> --tensorboard [DIR])',
+    help: [
+      'Writes TensorBoard event files, one folder per arm, per pilot and per pilot arm, under <run dir>/tensorboard:',
+      "every numeric key of each arm's metrics.jsonl by step, the dev accuracy by number of updates, each pilot's gates.",
+      'Open them with: tensorboard --logdir <run dir>/tensorboard. Read-only on the run; runs again replace the files.',
+      '  --out DIR    where to write them (default <run dir>/tensorboard)',
+    ].join('\n'),
+    load: () => import('./commands/tensorboard.command'),
   },
   'check-record': {
     summary: "check-record <run dir>: re-derive the exchange record's hashes and apply the exchange's validators",

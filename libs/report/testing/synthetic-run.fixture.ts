@@ -145,6 +145,7 @@ export function writeSyntheticRun(root: string, options: SyntheticRunOptions = {
     };
     if (!omit.has('pilot')) {
       w.lines(path.join(dir, treatment.name, 'steps.jsonl'), treatmentSteps);
+      w.lines(path.join(dir, treatment.name, 'metrics.jsonl'), treatmentSteps.map((r) => stepMetricsLine(r, treatmentSteps.length)));
       if (bandwidth === 0.5) {
         w.lines(path.join(dir, baseline.name, 'steps.jsonl'), [failedBaseline]);
         w.lines(path.join(dir, 'heldout.jsonl'), heldout);

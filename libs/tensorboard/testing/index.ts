@@ -1,0 +1,2 @@
+export * from './event-file-reader';
+export * from './python-event-accumulator';
