@@ -72,6 +72,8 @@ export const updateDirectionSchema = z
     warm_copy_rel_error: measured,
     max_abs_logprob_change: measured,
     tolerances: z.object({ linear_rtol: z.number(), adam_rtol: z.number(), warm_lr_fraction: z.number() }).strict(),
+    /** how copy B was made: stepped at lr 0 first, or (the service refused that step) reloaded from the saved state */
+    warm_copy: z.string().optional(),
     pass: z.boolean(),
     failures: z.array(z.string()),
   })
@@ -89,6 +91,15 @@ export const preflightResultSchema = z
         state_path: z.string(),
         /** every backend call of the checks ran on throw-away clients loaded from the state; a fresh copy after them still gives the shared-init outputs */
         untouched: z.boolean(),
+        /** the fresh copy's logprobs against the shared init's, within the same-output tolerance (absent in older runs) */
+        same_output: z
+          .object({
+            tolerance: z.object({ atol: z.number().nonnegative(), rtol: z.number().nonnegative(), source: z.enum(['spec', 'rx default']) }).strict(),
+            max_abs_diff: z.number().nonnegative().nullable(),
+            pass: z.boolean(),
+          })
+          .strict()
+          .optional(),
         note: z.string(),
       })
       .strict(),

@@ -13,6 +13,15 @@ export const adapterHashSchema = jsonObject({
 });
 export type AdapterHash = z.infer<typeof adapterHashSchema>;
 
+/** A "same output" comparison: the tolerance it used (where it comes from) and the measured difference. */
+export const sameOutputEvidenceSchema = jsonObject({
+  tolerance: jsonObject({ atol: z.number().nonnegative(), rtol: z.number().nonnegative(), source: z.enum(['spec', 'rx default']) }),
+  /** max |a - b| over the compared logprobs (null: not finite, or the shapes differ) */
+  max_abs_diff: z.number().nonnegative().nullable(),
+  pass: z.boolean(),
+});
+export type SameOutputEvidence = z.infer<typeof sameOutputEvidenceSchema>;
+
 /** One arm's restore of the shared state, before any update. */
 export const armRestoreSchema = jsonObject({
   loaded_state_path: z.string(),
@@ -35,6 +44,14 @@ export const sharedInitSchema = jsonObject({
   adapter: adapterHashSchema,
   /** per arm: sha256 of forward_backward's logprobs on the fixed batch (advantages 0: no update), and its restore */
   arms: z.record(z.string(), jsonObject({ output_sha256: z.string(), restore: armRestoreSchema })),
+  /** the outputs bit for bit the same for every arm */
   identical: z.boolean(),
+  /**
+   * "the same output" within a stated tolerance: max |logprob_arm - logprob_first arm| over every arm and target of
+   * the fixed batch, against the spec's tolerance or rx's default (absent in runs made before it existed)
+   */
+  same_output: sameOutputEvidenceSchema.optional(),
+  /** the first arm's logprobs on the fixed batch: what later copies of the state are compared with */
+  probe_logprobs: z.array(z.array(z.number())).optional(),
 });
 export type SharedInitResult = z.infer<typeof sharedInitSchema>;

@@ -136,6 +136,8 @@ export const correctnessPreflightSchema = z
     ),
     required: z.boolean(),
     status: z.string(),
+    /** how far two copies of one state may differ in per-token logprobs and still count as the same output */
+    same_output_tolerance: lossTolerance.optional(),
   })
   .strict();
 

@@ -66,6 +66,26 @@ export function preflightTolerances(spec: ExperimentSpec): PreflightPathToleranc
   }));
 }
 
+/**
+ * rx's tolerance for "the same output" where the spec states none: two training clients loaded from one state may
+ * differ per target logprob by at most 1e-2 (a GPU service's logprobs of one input move by about 1e-3 with batch
+ * composition and kernels; a different state moves them by far more).
+ */
+export const DEFAULT_SAME_OUTPUT_TOLERANCE: Readonly<Tolerance> = Object.freeze({ atol: 1e-2, rtol: 0 });
+
+export interface SameOutputTolerance {
+  atol: number;
+  rtol: number;
+  /** 'spec': correctness_preflight.same_output_tolerance; 'rx default': DEFAULT_SAME_OUTPUT_TOLERANCE */
+  source: 'spec' | 'rx default';
+}
+
+/** The tolerance every "same output" check compares per-token logprobs with (shared init, preflight copies). */
+export function sameOutputTolerance(spec: ExperimentSpec): SameOutputTolerance {
+  const stated = spec.correctness_preflight.same_output_tolerance;
+  return stated ? { atol: stated.atol, rtol: stated.rtol, source: 'spec' } : { ...DEFAULT_SAME_OUTPUT_TOLERANCE, source: 'rx default' };
+}
+
 export interface CorrectnessPreflightState {
   required: boolean;
   status: string;

@@ -83,6 +83,8 @@ function initialization(dir: RunDir, spec: ExperimentSpec, expected: ExpectedRun
       loaded_at: restore?.loaded_at ?? null,
       batch_sha256: init.fixed_batch_sha256,
       output_sha256: a?.output_sha256 ?? null,
+      // the arms' outputs compared within a stated tolerance (max |logprob difference| measured at the shared init)
+      same_output: init.same_output ?? null,
       first_update: first ? { run_id: first.runId, committed_at: first.committedAt, learning_rate: first.learningRate, optimizer_step: first.optimizerStep } : null,
       optimizer_step_after_restore: restore?.adapter.optimizer_step ?? null,
     };
@@ -114,7 +116,14 @@ function initialization(dir: RunDir, spec: ExperimentSpec, expected: ExpectedRun
           evidence_ref: ref,
         },
       ],
-      initial_output: { available: evidence.output_sha256 !== null, batch_sha256: init.fixed_batch_sha256, output_sha256: evidence.output_sha256, evidence_ref: ref, before_first_update: before },
+      initial_output: {
+        available: evidence.output_sha256 !== null,
+        batch_sha256: init.fixed_batch_sha256,
+        output_sha256: evidence.output_sha256,
+        evidence_ref: ref,
+        before_first_update: before,
+        ...(init.same_output ? { same_output: init.same_output } : {}),
+      },
     };
   }
   return { version: 1, arms };

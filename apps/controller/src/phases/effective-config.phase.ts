@@ -1,7 +1,7 @@
 // Phase 1: the effective configuration of the run, everything that decides what runs, in one file: the spec's
 // own effective_config, the arms, the optimizer, the kernel and pilot settings pinned by the spec's prose, the
 // sampling and evaluation settings, the data (with manifest hashes), the backend and the renderer.
-import { budget, decisionRule, evalSettings, gateChecks, kernelSettings, optimizerSettings, pilotSettings, samplingSettings } from '@rx/spec';
+import { budget, decisionRule, evalSettings, gateChecks, kernelSettings, optimizerSettings, pilotSettings, samplingSettings, sameOutputTolerance } from '@rx/spec';
 import type { ExperimentContext } from '../experiment/experiment-context';
 import { ARITH_DATASET_SEED, TRAIN_SHUFFLE_SEED } from '../experiment/experiment-data';
 import { writeRunFile, type EffectiveConfig } from '@rx/run-dir';
@@ -27,6 +27,8 @@ export function writeEffectiveConfig(ctx: ExperimentContext): EffectiveConfig {
     evaluation: evalSettings(spec),
     decision_rule: decisionRule(spec),
     budget: budget(spec),
+    // every "same output" check (shared init, the preflight's copies) compares per-token logprobs with this
+    same_output_tolerance: sameOutputTolerance(spec),
     data: {
       dataset: spec.dataset,
       source: ctx.data.source,

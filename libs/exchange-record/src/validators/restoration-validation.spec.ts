@@ -61,4 +61,34 @@ describe('restoration_validation', () => {
     o.record.initialization_provenance.arms.grpo_gs8.optimizer_checks[0].actual_config = { type: 'adamw', lr: 4e-4 };
     expect(only(o).issues).toEqual(['grpo_gs8: optimizer after restore not as configured: lr 0.0004 (configured 0.00004), beta1 not reported (configured 0.9), beta2 not reported (configured 0.95), eps not reported (configured 1e-8).']);
   });
+
+  describe('outputs that differ within a stated tolerance (a GPU service)', () => {
+    const withSameOutput = (sameOutput: Record<string, unknown>, filed: Record<string, unknown> = sameOutput) => {
+      const r = intactRecord();
+      for (const arm of ['grpo_gs8', 'gs1_kernel'] as const) {
+        const ref = `exchange/init/${arm}.json`;
+        const output = arm === 'gs1_kernel' ? 'f'.repeat(64) : r.record.initialization_provenance.arms[arm].initial_output.output_sha256;
+        Object.assign(r.record.initialization_provenance.arms[arm].initial_output, { output_sha256: output, same_output: sameOutput });
+        r.texts[ref] = JSON.stringify({ ...JSON.parse(r.texts[ref]), output_sha256: output, same_output: filed });
+      }
+      return r;
+    };
+    const within = { tolerance: { atol: 1e-2, rtol: 0, source: 'rx default' }, max_abs_diff: 1.2e-3, pass: true };
+
+    it('passes when both arms state the tolerance, the measured difference within it, and their evidence files agree', () => {
+      expect(only(withSameOutput(within)).issues).toEqual([]);
+    });
+
+    it('fails beyond the tolerance, when the pass flag lies about the difference, or when an evidence file says otherwise', () => {
+      expect(only(withSameOutput({ ...within, max_abs_diff: 0.05, pass: false })).issues).toEqual([expect.stringMatching(/initial output sha256 differ .*by max \|logprob difference\| 0\.05, beyond the tolerance atol 0\.01 \(rx default\)/)]);
+      expect(only(withSameOutput({ ...within, max_abs_diff: 0.05 })).issues).toEqual([expect.stringMatching(/beyond the tolerance atol 0\.01/)]);
+      expect(only(withSameOutput(within, { ...within, max_abs_diff: 1e-4 })).issues).toEqual([expect.stringMatching(/the same-output comparison is not what evidence file exchange\/init\/grpo_gs8\.json says/)]);
+    });
+
+    it('fails when the record states no tolerance for outputs that differ', () => {
+      const r = withSameOutput(within);
+      delete (r.record.initialization_provenance.arms.gs1_kernel.initial_output as Record<string, unknown>).same_output;
+      expect(only(r).issues).toEqual([expect.stringMatching(/initial output sha256 differ .*no arm states a same-output tolerance/)]);
+    });
+  });
 });

@@ -88,14 +88,60 @@ export function restorationValidation(record: ExchangeRecord, evidence: RecordEv
     else complete.push(name);
     issues.push(...optimizerIssues(name, a, optimizer));
   }
-  // one shared state: every arm's adapter, fixed batch and output on it are the same
+  // one shared state: every arm's adapter, fixed batch and output on it are the same (the output bit for bit, or
+  // within the tolerance the record states with the difference it measured)
   for (const [what, get] of [
     ['adapter_sha256', (a: ArmInitialization) => a.initialization.adapter_sha256],
     ['fixed batch sha256', (a: ArmInitialization) => a.initial_output.batch_sha256],
     ['initial output sha256', (a: ArmInitialization) => a.initial_output.output_sha256],
   ] as const) {
     const values = new Set(complete.map((n) => get(arms[n])));
-    if (values.size > 1) issues.push(`The arms' ${what} differ (${complete.map((n) => `${n} ${String(get(arms[n])).slice(0, 12)}…`).join(', ')}): not one shared initial state.`);
+    if (values.size <= 1) continue;
+    const within = what === 'initial output sha256' ? sameOutputWithinTolerance(complete.map((n) => arms[n]), evidence) : null;
+    if (within === true) continue;
+    issues.push(`The arms' ${what} differ (${complete.map((n) => `${n} ${String(get(arms[n])).slice(0, 12)}…`).join(', ')})${within ? `, ${within}` : ''}: not one shared initial state.`);
   }
   return verdict('restoration_validation', 'unverified', issues);
+}
+
+interface SameOutput {
+  tolerance: { atol: number; rtol: number; source: string };
+  max_abs_diff: number | null;
+  pass: boolean;
+}
+
+function asSameOutput(v: unknown): SameOutput | null {
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  const t = o.tolerance as Record<string, unknown> | undefined;
+  if (!t || typeof t.atol !== 'number' || typeof t.rtol !== 'number' || typeof t.source !== 'string') return null;
+  if (!(o.max_abs_diff === null || typeof o.max_abs_diff === 'number') || typeof o.pass !== 'boolean') return null;
+  return o as unknown as SameOutput;
+}
+
+/**
+ * True when the arms' outputs differ only within a stated tolerance: every arm states the same comparison (its
+ * tolerance and the measured max |difference|), its evidence file says the same, it passed, and the difference is
+ * within atol (checked here when the tolerance has no relative part). Otherwise why not.
+ */
+function sameOutputWithinTolerance(arms: ArmInitialization[], evidence: RecordEvidence): true | string {
+  const stated = arms.map((a) => asSameOutput((a.initial_output as Record<string, unknown>).same_output));
+  const first = stated[0];
+  if (!first || stated.some((s) => s === null)) return 'and no arm states a same-output tolerance with a measured difference';
+  if (stated.some((s) => JSON.stringify(s) !== JSON.stringify(first))) return 'and the arms state different same-output comparisons';
+  for (const a of arms) {
+    const ref = a.initial_output.evidence_ref;
+    const text = ref ? evidence.files[ref]?.text : undefined;
+    let filed: unknown;
+    try {
+      filed = text ? (JSON.parse(text) as Record<string, unknown>).same_output : undefined;
+    } catch {
+      filed = undefined;
+    }
+    if (JSON.stringify(asSameOutput(filed)) !== JSON.stringify(first)) return `and the same-output comparison is not what evidence file ${ref ?? '(none)'} says`;
+  }
+  if (first.max_abs_diff === null) return 'and their difference could not be measured';
+  const within = first.tolerance.rtol === 0 ? first.max_abs_diff <= first.tolerance.atol : true;
+  if (!first.pass || !within) return `by max |logprob difference| ${first.max_abs_diff}, beyond the tolerance atol ${first.tolerance.atol} (${first.tolerance.source})`;
+  return true;
 }

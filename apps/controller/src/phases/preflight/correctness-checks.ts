@@ -14,7 +14,7 @@
 //   backend_loss: the loss the backend reports for each forward_backward against the importance-sampling loss
 //                recomputed from the logprobs it returned (the spec's loss tolerance);
 //   update_direction: A's step must lower the surrogate as the gradients at its two ends predict, and B's step must equal A's.
-import type { Datum, LoraConfig, PolicyBackend, TrainingClient } from '@rx/backend';
+import { TinkerApiError, TinkerRequestFailedError, type Datum, type LoraConfig, type PolicyBackend, type TrainingClient } from '@rx/backend';
 import { expandFloat32, type GradedBatch, type TrainStep } from '@rx/contracts';
 import { referenceKernelBaseline, type ReferencePoint } from '@rx/estimators';
 import { adamParamsFor, InMemoryRolloutWindowStore } from '@rx/pipeline';
@@ -49,11 +49,19 @@ export interface CorrectnessInputs {
   tolerances: PreflightPathTolerances['tolerances'];
   fixed: FixedBatches;
   loop: LoopUnderTest;
+  /** one line for the user (the service refused the lr-0 step, and what the preflight does instead) */
+  warn?: (line: string) => void;
+}
+
+/** A refusal of the request itself (HTTP 4xx, or a future failed as the user's): not a fault to retry. */
+function isRefusal(err: unknown): err is Error {
+  if (err instanceof TinkerRequestFailedError) return err.category === 'user';
+  return err instanceof TinkerApiError && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 409 && err.status !== 429;
 }
 
 export interface CorrectnessChecks {
   checks: PreflightCheck[];
-  update: UpdateDirection & { learning_rate: number };
+  update: UpdateDirection & { learning_rate: number; warm_copy: string };
   sha256: { grpo: string; gs1: string };
   action_tokens: { grpo: number; gs1: number };
   /** the loss and gradient of each path, for the record's errors */
@@ -221,10 +229,21 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
   const surrogate = (lp: number[][]) => referenceIsLoss(loopGrpo.map((d) => d.samplingLogprobs), loopGrpo.map((d) => d.advantages), lp);
   await a.optimStep(adamParamsFor(i.learningRate));
   const a1 = await forwardBackward(a, loopGrpo, 'A: after one optim_step at lr');
-  const b = await freshCopy(i);
-  const b0 = await forwardBackward(b, loopGrpo, 'B: before');
-  await b.optimStep(adamParamsFor(i.learningRate * UPDATE_TOLERANCES.warm_lr_fraction));
-  await forwardBackward(b, loopGrpo, 'B: after an optim_step at lr 0');
+  let b = await freshCopy(i);
+  let b0 = await forwardBackward(b, loopGrpo, 'B: before');
+  let warm_copy = `stepped once at lr ${i.learningRate * UPDATE_TOLERANCES.warm_lr_fraction} (moments and step count advance, the weights stay), then at lr ${i.learningRate}`;
+  try {
+    await b.optimStep(adamParamsFor(i.learningRate * UPDATE_TOLERANCES.warm_lr_fraction));
+    await forwardBackward(b, loopGrpo, 'B: after an optim_step at lr 0');
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+    // the service refuses a step at lr 0: B is made another way, loaded afresh from the saved state
+    const why = err.message.split('\n')[0].slice(0, 200);
+    warm_copy = `the service refused an optim_step at lr 0 (${why}); B reloaded from the saved state instead, then stepped at lr ${i.learningRate}`;
+    i.warn?.(`preflight: ${warm_copy}`);
+    b = await freshCopy(i);
+    b0 = await forwardBackward(b, loopGrpo, 'B: before (reloaded)');
+  }
   await b.optimStep(adamParamsFor(i.learningRate));
   const b2 = await forwardBackward(b, loopGrpo, 'B: after a further optim_step at lr');
   const before = surrogate(a0);
@@ -261,7 +280,7 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
   const byId = (id: PreflightCheckId) => checks.find((c) => c.id === id)!.errors;
   return {
     checks,
-    update: { ...update, learning_rate: i.learningRate },
+    update: { ...update, learning_rate: i.learningRate, warm_copy },
     sha256: { grpo: shaGrpo, gs1: shaGs1 },
     action_tokens: { grpo: atActions(stockGrpo, stockGrpo.flatMap((d) => d.advantages), actionStarts(fixed.grpo)).length, gs1: atActions(stockGs1, stockGs1.flatMap((d) => d.advantages), actionStarts(fixed.gs1)).length },
     errors: { baseline_loss: byId('baseline_loss'), baseline_gradient: byId('baseline_gradient'), reference_loss: byId('reference_loss'), reference_gradient: byId('reference_gradient') },

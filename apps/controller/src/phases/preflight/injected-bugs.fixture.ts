@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { rendererFor, type Datum, type LoraConfig, type PolicyBackend, type TrainingClient } from '@rx/backend';
+import { rendererFor, TinkerApiError, type Datum, type LoraConfig, type PolicyBackend, type TrainingClient } from '@rx/backend';
 import type { GradedBatch, TrainStep } from '@rx/contracts';
 import { emptyWindow, type ScoredRollout } from '@rx/estimators';
 import { EmbeddedBackend, EmbeddedTrainingClient, importanceSamplingPositionLoss, tf, type PositionLoss } from '@rx/embedded-model';
@@ -39,6 +39,30 @@ function trainerWithLoss(dataDir: string, loss: PositionLoss): EmbeddedBackend {
     }
   }
   return new MutantBackend({ dataDir });
+}
+
+/** `inner` as a service that refuses an optim_step at learning rate 0 (HTTP 400, as a strict service might) */
+export function optimizerRefusingLrZero(inner: PolicyBackend): PolicyBackend {
+  return {
+    kind: inner.kind,
+    async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
+      const c = await inner.createLoraTrainingClient(config);
+      return {
+        modelId: c.modelId,
+        forwardBackward: (d, l) => c.forwardBackward(d, l),
+        optimStep: async (p) => {
+          if (p.learningRate === 0) throw new TinkerApiError('POST /api/v1/optim_step', 400, '{"detail":"learning_rate must be > 0"}', 1, 'learning_rate must be > 0');
+          return c.optimStep(p);
+        },
+        saveWeightsForSampler: (n) => c.saveWeightsForSampler(n),
+        saveState: (n) => c.saveState(n),
+        loadState: (p) => c.loadState(p),
+      };
+    },
+    createSamplingClient: (p) => inner.createSamplingClient(p),
+    ping: () => inner.ping(),
+    close: async () => undefined,
+  };
 }
 
 /** `inner` with every optim_step applied twice; closing it closes `inner` too, unless `closesInner` is false (a shared backend) */
@@ -223,6 +247,20 @@ export function describePreflightAgainst(title: string, bugs: readonly InjectedB
         expect(result.paths[0].baseline_revision).toMatch(/^tinker-cookbook [0-9a-f]{40} .* sha256 [0-9a-f]{64}$/);
         expect(result.paths[0].reference_revision).toMatch(/kernel-baseline\.reference\.ts sha256 [0-9a-f]{64}/);
         expect(lines.some((l) => /backend_loss +max_abs [0-9.e+-]+ .*pass$/.test(l))).toBe(true);
+        // the fresh copy after the checks, within the same-output tolerance of the shared init (rx's default here)
+        expect(result.shared_init.same_output).toEqual({ tolerance: { atol: 1e-2, rtol: 0, source: 'rx default' }, max_abs_diff: 0, pass: true });
+        expect(result.update_direction.warm_copy).toMatch(/^stepped once at lr 0 /);
+      });
+
+      it('a service that refuses the optim_step at lr 0: one line, copy B reloaded from the saved state instead, no crash', async () => {
+        lines.length = 0;
+        const ctx = await context(optimizerRefusingLrZero(real), 'refuses-lr0');
+        const result = await runPreflight(ctx, init, RX_LOOP, fixed);
+        expect([result.pass, result.failures]).toEqual([true, []]);
+        expect(result.update_direction.warm_copy).toMatch(/^the service refused an optim_step at lr 0 \(.*HTTP 400.*\); B reloaded from the saved state instead/);
+        const said = lines.filter((l) => l.includes('refused an optim_step at lr 0'));
+        expect(said).toHaveLength(1);
+        expect(said[0].split('\n')).toHaveLength(1);
       });
     }
 

@@ -12,11 +12,12 @@ import {
   type PreflightPath,
   type PreflightResult,
 } from '@rx/preflight';
-import { baselineArm, kernelSettings, preflightTolerances, treatmentArm } from '@rx/spec';
+import { baselineArm, kernelSettings, preflightTolerances, sameOutputTolerance, treatmentArm } from '@rx/spec';
 import { RunStopped, type ExperimentContext } from '../../experiment/experiment-context';
 import { REPO_ROOT } from '../../infra/repo-root';
 import { sha256Hex, sha256Json } from '../../run/canonical-json';
 import { initProbeDatums } from '../shared-init.phase';
+import { compareSameOutput, describeSameOutput } from '../same-output';
 import { runCorrectnessChecks } from './correctness-checks';
 import { runEstimatorChecks } from './estimator-checks';
 import { sampleFixedBatches, type FixedBatches } from './fixed-batch';
@@ -74,13 +75,17 @@ export async function runPreflight(ctx: PreflightContext, init: SharedInitResult
     tolerances: pathSpec.tolerances,
     fixed,
     loop,
+    warn: (l) => ctx.progress.warn(l),
   });
 
   // the shared init is untouched: a fresh copy gives the outputs the shared-init phase hashed
   const copy = await ctx.backend.createLoraTrainingClient(lora);
   await copy.loadState(init.state_path);
-  const outputs = sha256Json((await copy.forwardBackward(initProbeDatums(ctx), 'importance_sampling')).logprobs);
-  const untouched = Object.values(init.arms).every((a) => a.output_sha256 === outputs);
+  const copyLogprobs = (await copy.forwardBackward(initProbeDatums(ctx), 'importance_sampling')).logprobs;
+  // within the same-output tolerance of the shared init's logprobs (a run made before they were kept: bit for bit)
+  const same_output = init.probe_logprobs ? compareSameOutput(copyLogprobs, init.probe_logprobs, sameOutputTolerance(spec)) : undefined;
+  const outputs = sha256Json(copyLogprobs);
+  const untouched = same_output ? same_output.pass : Object.values(init.arms).every((a) => a.output_sha256 === outputs);
 
   ctx.progress.info('preflight (c): probe, one forward_backward + optim_step per arm');
   const probe: ProbeResult[] = [];
@@ -97,7 +102,7 @@ export async function runPreflight(ctx: PreflightContext, init: SharedInitResult
   if (!estimator_checks.forced_activation.pass) fail('forced_activation', estimator_checks.forced_activation.detail);
   if (!estimator_checks.forced_non_activation.pass) fail('forced_non_activation', estimator_checks.forced_non_activation.detail);
   for (const c of correctness.checks) if (!c.pass) fail(c.id, c.failures.join('; '));
-  if (!untouched) fail('shared_init_untouched', `a fresh copy of ${init.state_path} no longer gives the outputs hashed at the shared initialisation`);
+  if (!untouched) fail('shared_init_untouched', `a fresh copy of ${init.state_path} no longer gives the outputs of the shared initialisation${same_output ? ` (${describeSameOutput(same_output)})` : ''}`);
   for (const p of probe) if (!p.pass) fail(`probe_${p.arm}`, p.error ?? 'failed');
 
   const grpoDesc = `${baselineArm(spec).name} step 0 (${baselineArm(spec).groups_per_batch} prompts x ${baselineArm(spec).group_size}), sampled from the shared init ${init.sampler_path}, graded by the env reward`;
@@ -126,6 +131,7 @@ export async function runPreflight(ctx: PreflightContext, init: SharedInitResult
     shared_init: {
       state_path: init.state_path,
       untouched,
+      ...(same_output ? { same_output } : {}),
       note: 'every check ran on throw-away training clients loaded from the shared initial state (the update-direction check stepped two of them); the arms load the state itself, and a fresh copy after the checks gives the outputs hashed at the shared initialisation',
     },
     fixed_inputs: [
