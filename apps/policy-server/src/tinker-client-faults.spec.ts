@@ -11,6 +11,7 @@ import {
   InMemoryPolicyBackend,
   TinkerBackend,
   TinkerSessionLostError,
+  TinkerStuckError,
   type Datum,
   type PolicyBackend,
   type TinkerBackendOptions,
@@ -30,9 +31,9 @@ afterEach(async () => {
   cleanups.length = 0;
 });
 
-/** The SDK's timings at about 1/100: the 5-minute application-level budget is 3 s. */
+/** The SDK's timings at about 1/100 (the stuck timeout, 120 min in the SDK, is 3 s here). */
 const SCALED: TinkerBackendOptions['timing'] = {
-  appRetryBudgetMs: 3000,
+  stuckTimeoutMs: 3000,
   appRetryBaseDelayMs: 5,
   appRetryMaxDelayMs: 40,
   billingPauseMs: 20,
@@ -138,12 +139,36 @@ describe('TinkerBackend through injected faults', () => {
   });
 
   it('gives up on a burst longer than its retry budget, with the status', async () => {
-    const { proxy, tinker } = await setup({}, { timing: { ...SCALED, appRetryBudgetMs: 100 } });
+    const { proxy, tinker } = await setup({}, { timing: { ...SCALED, stuckTimeoutMs: 100 } });
     const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 2, seed: 5 });
     inject(proxy, 'optim_step', 503, Number.POSITIVE_INFINITY, { forMs: 5000 });
     const started = Date.now();
     await expect(tc.optimStep(ADAM)).rejects.toThrow(/HTTP 503/);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('waits out a 429 storm longer than the old 5-minute budget (no count limit), with a progress line while waiting', async () => {
+    // at 1/100: a "10-minute" storm on submit and on the result, a report "every minute", a "20-minute" stuck timeout
+    const { backend, proxy, tinker, warnings } = await setup({}, { timing: { ...SCALED, stuckTimeoutMs: 12_000, waitReportEveryMs: 600 } });
+    const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 2, seed: 5 });
+    inject(proxy, 'optim_step', 429, Number.POSITIVE_INFINITY, { forMs: 6000 });
+    const started = Date.now();
+    await expect(tc.optimStep(ADAM)).resolves.toEqual({ step: 1 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(6000);
+    expect(backend.calls.optimStep).toBe(1);
+    expect(proxy.faulted.get(429)).toBeGreaterThan(10);
+    const waits = warnings.filter((w) => /^Tinker: HTTP 429 on optim_step for \d+ s, retrying \(the run stops at the stuck timeout, 12 s; rx run --resume continues it\)$/.test(w));
+    expect(waits.length).toBeGreaterThanOrEqual(5);
+    expect(warnings).toContainEqual(expect.stringMatching(/^Tinker: optim_step went through after \d+ s of retries$/));
+  });
+
+  it('stops at the stuck timeout with TinkerStuckError naming the wait and the last failure', async () => {
+    const { proxy, tinker } = await setup({}, { timing: { ...SCALED, stuckTimeoutMs: 400, waitReportEveryMs: 100 } });
+    const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 2, seed: 5 });
+    inject(proxy, 'optim_step', 503, Number.POSITIVE_INFINITY, { forMs: 5000 });
+    const err = await tc.optimStep(ADAM).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TinkerStuckError);
+    expect((err as Error).message).toMatch(/^Tinker optim_step made no progress for 0 s \(the stuck timeout; last: HTTP 503\)$/);
   });
 
   it('pauses on 402 (billing) and resumes, counting each step once', async () => {

@@ -61,7 +61,7 @@ function client(baseUrl: string, options: Partial<TinkerBackendOptions> = {}): {
     retryMaxDelayMs: 20,
     timeoutMs: 5000,
     // the HTTP layer alone: no application-level retries above it (tinker-client-faults.spec.ts covers those)
-    timing: { appRetryBudgetMs: 0 },
+    timing: { stuckTimeoutMs: 0 },
     onRetry: (e) => retries.push(e),
     ...options,
   });

@@ -30,7 +30,7 @@ export interface TinkerBackendOptions {
   retryMaxDelayMs?: number;
   /** timeout of one retrieve_future long-poll (default 45 s; the server holds a poll about 30 s) */
   pollTimeoutMs?: number;
-  /** how long to wait for one future's result in all (default 1 h) */
+  /** how long to wait for one future's result in all (default: the stuck timeout, 120 min) */
   futureTimeoutMs?: number;
   /** session heartbeat period (default 10 s) */
   heartbeatIntervalMs?: number;
@@ -72,7 +72,7 @@ export class TinkerBackend implements PolicyBackend {
     });
     this.core = new TinkerCore(http, {
       pollTimeoutMs: options.pollTimeoutMs ?? 45_000,
-      futureTimeoutMs: options.futureTimeoutMs ?? 3_600_000,
+      futureTimeoutMs: options.futureTimeoutMs ?? DEFAULT_TINKER_TIMING.stuckTimeoutMs,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
       tags: options.tags ?? [],
       logger: options.logger ?? stderrLogger,

@@ -1,11 +1,13 @@
 // What the Tinker training and sampling clients share, as SDK 0.25 does it: the HTTP core; the session
 // (client/config, the JWT exchange when the server asks for it, create_session, a heartbeat every 10 s); the
-// application-level retries above HTTP (`execute_with_retries`: retryable failures for up to 5 minutes with
-// 1 s .. 30 s doubling back-off, the same body and seq_id each time, 402 = billing pause); and the futures loop
+// application-level retries above HTTP (as the SDK's RetryHandler: retryable failures, 429 and 5xx included,
+// retried without a count limit, 1 s .. 30 s doubling back-off, the same body and seq_id each time, until the call
+// has made no progress for the stuck timeout (120 min); a progress line every minute while waiting; 402 = billing
+// pause); and the futures loop
 // on retrieve_future (the server long-polls; `try_again` and HTTP 408 mean pending, `{error, category}` a failed
 // request, 410 an expired future; sample and forward/backward results asked for and read as protobuf).
 import type { ZodType, ZodTypeDef } from 'zod';
-import { TinkerApiError, TinkerConnectionError, TinkerError, TinkerRequestFailedError, TinkerSessionLostError } from './tinker-errors';
+import { TinkerApiError, TinkerConnectionError, TinkerError, TinkerRequestFailedError, TinkerSessionLostError, TinkerStuckError, formatWait } from './tinker-errors';
 import type { TinkerHttp, TinkerHttpRequest, TinkerHttpResponse } from './tinker-http';
 import { TinkerJwtAuth } from './tinker-jwt';
 import { doublingDelayMs, isRetryableStatus } from './tinker-retry';
@@ -29,8 +31,13 @@ export interface TinkerLogger {
 
 /** The SDK's timings; tests scale them down through TinkerBackendOptions.timing. */
 export interface TinkerTiming {
-  /** how long execute_with_retries keeps retrying one call (SDK: 5 min) */
-  appRetryBudgetMs: number;
+  /**
+   * how long one call may make no progress (429, 5xx, no answer) before it fails with TinkerStuckError (the SDK's
+   * RetryConfig.progress_timeout: 120 min); retries have no count limit below it
+   */
+  stuckTimeoutMs: number;
+  /** while a call keeps failing, one progress line this often (1 min) */
+  waitReportEveryMs: number;
   /** its back-off: base doubling up to max (SDK: 1 s .. 30 s) */
   appRetryBaseDelayMs: number;
   appRetryMaxDelayMs: number;
@@ -46,7 +53,8 @@ export interface TinkerTiming {
 }
 
 export const DEFAULT_TINKER_TIMING: TinkerTiming = {
-  appRetryBudgetMs: 300_000,
+  stuckTimeoutMs: 120 * 60_000,
+  waitReportEveryMs: 60_000,
   appRetryBaseDelayMs: 1000,
   appRetryMaxDelayMs: 30_000,
   billingPauseMs: 5000,
@@ -251,17 +259,19 @@ export class TinkerCore {
   }
 
   /**
-   * The SDK's execute_with_retries: `call` again (same body, same seq_id, a new idempotency key) while it fails
-   * with a retryable error, for up to appRetryBudgetMs; while the server answers 402 (billing), pause and retry
-   * for up to the billing pause limit.
+   * The SDK's retry handler: `call` again (same body, same seq_id, a new idempotency key) while it fails with a
+   * retryable error (429, 5xx, 408, 409, no answer), without a count limit, until it has made no progress for the
+   * stuck timeout (then TinkerStuckError); a progress line every waitReportEveryMs; while the server answers 402
+   * (billing), pause and retry for up to the billing pause limit.
    */
   async withRetries<T>(what: string, call: () => Promise<T>): Promise<T> {
-    const { appRetryBudgetMs, appRetryBaseDelayMs, appRetryMaxDelayMs } = this.options.timing;
-    const started = Date.now();
+    const { appRetryBaseDelayMs, appRetryMaxDelayMs } = this.options.timing;
+    const waiting = this.waitClock(what);
     for (let retry = 0; ; ) {
       try {
         const result = await call();
         this.billingPausedSince = undefined;
+        waiting.done();
         return result;
       } catch (err) {
         if (this.http.closed) throw err;
@@ -269,12 +279,44 @@ export class TinkerCore {
           await this.pauseForBilling(what, err);
           continue;
         }
-        const elapsed = Date.now() - started;
-        if (!isRetryableFailure(err) || elapsed >= appRetryBudgetMs) throw err;
-        const delay = Math.min(doublingDelayMs(retry++, appRetryBaseDelayMs, appRetryMaxDelayMs), started + appRetryBudgetMs - Date.now());
-        await this.http.sleep(Math.max(0, delay), what);
+        if (!isRetryableFailure(err)) throw err;
+        const left = waiting.failed(err);
+        await this.http.sleep(Math.max(0, Math.min(doublingDelayMs(retry++, appRetryBaseDelayMs, appRetryMaxDelayMs), left)), what);
       }
     }
+  }
+
+  /**
+   * The clock of one call's failures in a row: `failed` logs a progress line every waitReportEveryMs and returns
+   * the time left before the stuck timeout, throwing TinkerStuckError once it is spent; `done` ends the wait (and
+   * says so, when a progress line was logged).
+   */
+  waitClock(what: string): { failed(err: unknown): number; done(): void } {
+    const { stuckTimeoutMs, waitReportEveryMs } = this.options.timing;
+    let since: number | undefined;
+    let reported = 0;
+    const describe = (err: unknown): string =>
+      err instanceof TinkerApiError ? `HTTP ${err.status}` : err instanceof TinkerConnectionError ? (err.timedOut ? 'no answer in time' : 'no connection') : err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return {
+      failed: (err) => {
+        const now = Date.now();
+        const first = since === undefined;
+        since ??= now;
+        const waited = now - since;
+        // a timeout of 0 retries nothing: the failure itself is the answer
+        if (waited >= stuckTimeoutMs) throw first ? err : new TinkerStuckError(what, waited, describe(err));
+        if (waited >= (reported + 1) * waitReportEveryMs) {
+          reported = Math.floor(waited / waitReportEveryMs);
+          this.options.logger.warn(`Tinker: ${describe(err)} on ${what} for ${formatWait(waited)}, retrying (the run stops at the stuck timeout, ${formatWait(stuckTimeoutMs)}; rx run --resume continues it)`);
+        }
+        return stuckTimeoutMs - waited;
+      },
+      done: () => {
+        if (since !== undefined && reported > 0) this.options.logger.warn(`Tinker: ${what} went through after ${formatWait(Date.now() - since)} of retries`);
+        since = undefined;
+        reported = 0;
+      },
+    };
   }
 
   /** A 402 (billing): waits billingPauseMs, or throws once the pause has lasted longer than the server's limit. */
@@ -320,6 +362,7 @@ export class TinkerCore {
     let quickPendings = 0;
     let backoffs = 0;
     let badRequests = 0;
+    const waiting = this.waitClock(`${name} (result)`);
     for (let iteration = 0; ; iteration++) {
       if (Date.now() >= deadline) {
         throw new TinkerError(`Tinker ${endpoint}: no result for request ${future.request_id} within ${this.options.futureTimeoutMs} ms`);
@@ -347,11 +390,13 @@ export class TinkerCore {
           continue;
         }
         if (err instanceof TinkerConnectionError || (err instanceof TinkerApiError && err.status === 429)) {
-          await this.http.sleep(doublingDelayMs(backoffs++, timing.pollBackoffBaseMs, timing.pollBackoffMaxMs), endpoint);
+          const left = waiting.failed(err);
+          await this.http.sleep(Math.min(left, doublingDelayMs(backoffs++, timing.pollBackoffBaseMs, timing.pollBackoffMaxMs)), endpoint);
           continue;
         }
         if (err instanceof TinkerApiError && err.status >= 500) {
-          await this.http.sleep(timing.pollRetryDelayMs, endpoint);
+          const left = waiting.failed(err);
+          await this.http.sleep(Math.min(left, timing.pollRetryDelayMs), endpoint);
           continue;
         }
         if (err instanceof TinkerApiError && err.status === 400 && badRequests < MAX_BAD_REQUEST_POLL_RETRIES) {
@@ -361,6 +406,7 @@ export class TinkerCore {
         throw err;
       }
       backoffs = 0;
+      waiting.done();
       this.billingPausedSince = undefined;
       if (res.status === 410) {
         throw new TinkerApiError(endpoint, 410, JSON.stringify(res.body ?? null).slice(0, 1000), 1, `the future ${future.request_id} expired on the server`);

@@ -64,3 +64,27 @@ export class TinkerClosedError extends TinkerError {
 export class TinkerSessionLostError extends TinkerApiError {
   override name = 'TinkerSessionLostError';
 }
+
+/**
+ * A call made no progress for the stuck timeout (the SDK's progress_timeout, 120 min by default): the service kept
+ * answering 429 / 5xx or did not answer. Nothing is lost: the run stops cleanly and `rx run --resume` continues it.
+ */
+export class TinkerStuckError extends TinkerError {
+  override name = 'TinkerStuckError';
+  constructor(
+    readonly endpoint: string,
+    readonly waitedMs: number,
+    readonly lastFailure: string,
+  ) {
+    super(`Tinker ${endpoint} made no progress for ${formatWait(waitedMs)} (the stuck timeout; last: ${lastFailure})`);
+  }
+}
+
+/** 45 s, 3 min, 2 h 5 min */
+export function formatWait(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  return `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+}
