@@ -31,8 +31,12 @@ const commands: Record<string, Command> = {
     load: () => import('./commands/advantages.command'),
   },
   decide: {
-    summary: 'decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl',
-    help: 'The paired Hoeffding noninferiority decision from two per-item evaluation files (the spec gives alpha and the margin).',
+    summary: 'decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl [--all-bounds]',
+    help: [
+      "The paired noninferiority decision from two per-item evaluation files under the spec's pre-registered bound",
+      '(decision_rule.bound: hoeffding by default, empirical_bernstein or betting; the spec gives alpha and the margin).',
+      '  --all-bounds   one line per bound rx offers, the pre-registered first; the others are labelled exploratory',
+    ].join('\n'),
     load: () => import('./commands/decide.command'),
   },
   grade: {

@@ -32,7 +32,7 @@ export function expectedRunOf(spec: ExperimentSpec): ExpectedRun {
       n_eval: spec.eval.n_examples,
     },
     max_wall_minutes: budget(spec).maxWallMinutes,
-    decision: { alpha: rule.alpha, margin: rule.margin, bounds: [rule.bounds[0], rule.bounds[1]], weights: rule.weights },
+    decision: { alpha: rule.alpha, margin: rule.margin, bounds: [rule.bounds[0], rule.bounds[1]], weights: rule.weights, bound: rule.bound, orderSeed: rule.orderSeed },
     correctness: {
       required: spec.correctness_preflight.required,
       paths: spec.correctness_preflight.paths.map((p) => ({ id: p.id, baseline_revision: p.baseline_revision, reference_revision: p.reference_revision, tolerances: p.tolerances })),

@@ -1,5 +1,6 @@
 // What the validators judge a record against, besides the record itself: the files it names, re-read from the run
 // directory (their sha256 from the bytes, and their text), and what the spec pre-registered (ExpectedRun).
+import type { BoundName } from '@rx/stats';
 
 /** a file the record names, as found in the run directory; null when it is not there */
 export type RecordFile = { sha256: string; text: string } | null;
@@ -31,7 +32,7 @@ export interface ExpectedRun {
   baseline: string;
   effective_config: Record<FeasibilityKey, unknown>;
   max_wall_minutes: number;
-  decision: { alpha: number; margin: number; bounds: [number, number]; weights: { treatment: number; baseline: number } };
+  decision: { alpha: number; margin: number; bounds: [number, number]; weights: { treatment: number; baseline: number }; bound: BoundName; orderSeed: number };
   correctness: { required: boolean; paths: ExpectedPath[] };
 }
 

@@ -15,7 +15,7 @@ export const expectedRun = (): ExpectedRun => ({
   baseline: 'grpo_gs8',
   effective_config: { base_model: 'rx-embedded/char-lm', lora_rank: 32, dataset: 'arith', steps: 40, batch_size: 64, max_seq_len: 128, max_tokens: 32, arms: [...ARMS], n_examples: 2560, n_eval: 40 },
   max_wall_minutes: 120,
-  decision: { alpha: 0.05, margin: -0.03, bounds: [0, 1], weights: { treatment: 1, baseline: -1 } },
+  decision: { alpha: 0.05, margin: -0.03, bounds: [0, 1], weights: { treatment: 1, baseline: -1 }, bound: 'hoeffding', orderSeed: 0 },
   correctness: {
     required: true,
     paths: [

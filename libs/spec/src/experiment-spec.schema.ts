@@ -1,6 +1,7 @@
 // The experiment spec format (`../shared/specs/gs1-vs-grpo.json`) as a zod schema, with the cross-field rules that
 // make a spec runnable: one kernel arm and one group-mean arm, batch arithmetic, gates that agree with the arms.
 import { GATE_METRIC_NAMES, SET_VALUED_GATE_METRICS } from '@rx/gates';
+import { BOUND_NAMES } from '@rx/stats';
 import { z } from 'zod';
 import { specRevisionSchema, locateSpecPath } from './spec-revision.schema';
 
@@ -98,6 +99,15 @@ export const decisionRuleSchema = z
   .object(
     {
       alpha: z.number().gt(0, 'must be > 0').lt(1, 'must be < 1'),
+      /** the confidence bound the verdict reads (default hoeffding); the others are reported as exploratory */
+      bound: z
+        .enum(BOUND_NAMES, {
+          errorMap: (issue, ctx) =>
+            issue.code === 'invalid_enum_value' ? { message: `unknown bound ${JSON.stringify(ctx.data)} (allowed: ${BOUND_NAMES.join(', ')})` } : { message: ctx.defaultError },
+        })
+        .optional(),
+      /** the seed of the betting bound's item order (required with bound betting) */
+      betting_order_seed: seed.optional(),
       criteria: z.array(criterionSchema).min(1, 'must hold at least one criterion'),
       estimand: z.string().optional(),
       method: z.literal('paired_hoeffding'),
@@ -114,6 +124,9 @@ export const decisionRuleSchema = z
       if (ids.indexOf(id) !== i) ctx.addIssue({ code: 'custom', path: ['criteria', i, 'id'], message: `duplicate criterion id '${id}'` });
     });
     if (!ids.includes('primary')) ctx.addIssue({ code: 'custom', path: ['criteria'], message: "no criterion with id 'primary'" });
+    if (rule.bound === 'betting' && rule.betting_order_seed === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['betting_order_seed'], message: 'required with bound betting: the seed that fixes the order the bound takes the items in, pre-registered' });
+    }
   });
 
 const lossTolerance = z.object({ atol: nonNegative, rtol: nonNegative }).strict();
@@ -181,7 +194,16 @@ export const specFieldsSchema = z
     optimizer: z.object({ name: z.enum(['adam', 'adamw']), lr: positive }).strict(),
     dataset: z.object({ name: text, hf_path: text, n_examples: positiveInt, split: text }).strict(),
     eval: z.object({ aggregation: z.string().nullable().optional(), benchmark: text, metric: text, n_examples: positiveInt }).strict(),
-    budget: z.object({ gpu_hours: positive, max_wall_minutes: positive }).strict(),
+    budget: z
+      .object({
+        gpu_hours: positive,
+        max_wall_minutes: positive,
+        /** Tinker: sampled + prefill + trained tokens of the whole run, all arms, pilots and evaluation */
+        max_tokens: positiveInt.optional(),
+        /** Tinker: US dollars at the pinned price table (rx plan); needs a table entry for the model */
+        max_usd: positive.optional(),
+      })
+      .strict(),
     decision_rule: decisionRuleSchema,
     activation_gate: activationGateSchema,
     correctness_preflight: correctnessPreflightSchema,

@@ -39,7 +39,7 @@ describe('the shared gs1-vs-grpo spec', () => {
     ]);
     expect(preflightTolerances(spec)[0].tolerances.baseline_gradient).toEqual({ atol: 1e-5, min_cosine: 0.99999, rtol: 1e-4 });
     expect(correctnessPreflight(spec).resolved).toBe(false);
-    expect(budget(spec)).toEqual({ gpuHours: 2, maxWallMinutes: 120, steps: 40, rolloutsPerStep: 64 });
+    expect(budget(spec)).toEqual({ gpuHours: 2, maxWallMinutes: 120, maxTokens: null, maxUsd: null, steps: 40, rolloutsPerStep: 64 });
     expect(samplingSettings(spec)).toEqual({ maxTokens: 512, temperature: 1 });
     expect(kernelSettings(spec).bandwidth).toBe(0.5);
     expect(evaluateGates(spec, {

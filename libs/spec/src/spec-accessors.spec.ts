@@ -70,12 +70,12 @@ describe('spec accessors (fixture)', () => {
 
   it('gives the primary decision criterion in the shape pairedHoeffding takes', () => {
     const rule = decisionRule(spec);
-    expect(rule).toEqual({ method: 'paired_hoeffding', alpha: 0.1, criterionId: 'primary', metric: 'accuracy', bounds: [0, 1], margin: -0.1, weights: { treatment: 1, baseline: -1 } });
+    expect(rule).toEqual({ method: 'paired_hoeffding', bound: 'hoeffding', orderSeed: 0, alpha: 0.1, criterionId: 'primary', metric: 'accuracy', bounds: [0, 1], margin: -0.1, weights: { treatment: 1, baseline: -1 } });
     expect(pairedHoeffding([1, 1], [0, 1], rule).halfwidth).toBe(2 * Math.sqrt(Math.log(10) / 4));
   });
 
   it('gives budget, sampling, eval, kernel, pilot and optimizer settings', () => {
-    expect(budget(spec)).toEqual({ gpuHours: 0.25, maxWallMinutes: 5, steps: 3, rolloutsPerStep: 8 });
+    expect(budget(spec)).toEqual({ gpuHours: 0.25, maxWallMinutes: 5, maxTokens: null, maxUsd: null, steps: 3, rolloutsPerStep: 8 });
     expect(samplingSettings(spec)).toEqual({ maxTokens: 16, temperature: 1 });
     expect(evalSettings(spec)).toEqual({ benchmark: 'toy test', nExamples: 12, maxTokens: 16, temperature: 0 });
     expect(kernelSettings(spec)).toEqual({ bandwidth: 0.5, windowSize: 256, calibrationBandwidths: [0.5, 1.0] });

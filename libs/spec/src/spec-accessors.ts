@@ -1,5 +1,5 @@
 // Typed read access to a parsed spec: what the services need, in their own terms.
-import type { HoeffdingRule } from '@rx/stats';
+import { DEFAULT_BOUND, type BoundName, type PairedBoundRule } from '@rx/stats';
 import { BASELINE_ADVANTAGE, TREATMENT_ADVANTAGE, type ArmSpec, type ExperimentSpec } from './experiment-spec.schema';
 import type { GateMetricName } from '@rx/gates';
 
@@ -108,19 +108,25 @@ export function correctnessPreflight(spec: ExperimentSpec): CorrectnessPreflight
   return { required: cp.required, status: cp.status, resolved: unresolved.length === 0, unresolved };
 }
 
-export interface DecisionRule extends HoeffdingRule {
+export interface DecisionRule extends PairedBoundRule {
   method: 'paired_hoeffding';
+  /** the pre-registered bound (decision_rule.bound, default hoeffding) */
+  bound: BoundName;
+  /** the betting bound's item order (decision_rule.betting_order_seed, default 0 where betting is only exploratory) */
+  orderSeed: number;
   criterionId: string;
   metric: string;
 }
 
-/** The primary criterion with the rule's alpha: pass it straight to `pairedHoeffding`. */
+/** The primary criterion with the rule's alpha and its pre-registered bound: pass it to `pairedBound` (or `pairedHoeffding`). */
 export function decisionRule(spec: ExperimentSpec): DecisionRule {
   const rule = spec.decision_rule;
   const primary = rule.criteria.find((c) => c.id === 'primary');
   if (!primary) throw new RangeError("the decision rule has no criterion with id 'primary' (parse the spec with parseSpec first)");
   return {
     method: rule.method,
+    bound: rule.bound ?? DEFAULT_BOUND,
+    orderSeed: rule.betting_order_seed ?? 0,
     alpha: rule.alpha,
     criterionId: primary.id,
     metric: primary.metric,
@@ -133,13 +139,24 @@ export function decisionRule(spec: ExperimentSpec): DecisionRule {
 export interface Budget {
   gpuHours: number;
   maxWallMinutes: number;
+  /** Tinker: all tokens of the run (sampled + prefill + trained), when the spec caps them */
+  maxTokens: number | null;
+  /** Tinker: US dollars at the pinned price table, when the spec caps them */
+  maxUsd: number | null;
   steps: number;
   /** rollouts per step and arm (batch_size) */
   rolloutsPerStep: number;
 }
 
 export function budget(spec: ExperimentSpec): Budget {
-  return { gpuHours: spec.budget.gpu_hours, maxWallMinutes: spec.budget.max_wall_minutes, steps: spec.steps, rolloutsPerStep: spec.batch_size };
+  return {
+    gpuHours: spec.budget.gpu_hours,
+    maxWallMinutes: spec.budget.max_wall_minutes,
+    maxTokens: spec.budget.max_tokens ?? null,
+    maxUsd: spec.budget.max_usd ?? null,
+    steps: spec.steps,
+    rolloutsPerStep: spec.batch_size,
+  };
 }
 
 export interface KernelSettings {

@@ -39,6 +39,31 @@ describe('rx decide', () => {
     return file(`spec-n${n}.json`, JSON.stringify(spec));
   };
 
+  it("scores under the spec's pre-registered bound, and --all-bounds labels the others exploratory (the published pairs)", async () => {
+    // 152 items only the treatment gets right, 112 only the baseline, 1055 concordant
+    const rows = (arm: 't' | 'b') =>
+      Array.from({ length: 1319 }, (_, i): [string, boolean] => [`gsm8k_test_${i}`, i < 152 ? arm === 't' : i < 264 ? arm === 'b' : i % 2 === 0]);
+    const t = await file('pub-t.jsonl', jsonl(rows('t')));
+    const b = await file('pub-b.jsonl', jsonl(rows('b')));
+    const published = await rx(['decide', '--spec', path.join(ROOT, 'specs/gs1-vs-grpo.json'), '--treatment', t, '--baseline', b]);
+    expect(published.stderr).toBe('');
+    expect(JSON.parse(published.stdout)).toMatchObject({ n: 1319, wins_treatment: 152, wins_baseline: 112, outcome: 'inconclusive' });
+    expect(JSON.parse(published.stdout).lower).toBeCloseTo(-0.03707, 5);
+    const eb = await rx(['decide', '--spec', path.join(ROOT, 'specs/gs1-vs-grpo-eb.json'), '--treatment', t, '--baseline', b]);
+    expect(JSON.parse(eb.stdout).lower).toBeCloseTo(-0.01613, 5);
+    expect(JSON.parse(eb.stdout).outcome).toBe('supported');
+    const all = await rx(['decide', '--spec', path.join(ROOT, 'specs/gs1-vs-grpo.json'), '--treatment', t, '--baseline', b, '--all-bounds']);
+    const lines = all.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.bound, l.role])).toEqual([
+      ['hoeffding', 'pre-registered'],
+      ['empirical_bernstein', 'exploratory'],
+      ['betting', 'exploratory'],
+    ]);
+    expect(lines[0].lower).toBeCloseTo(-0.03707, 5);
+    expect(lines[1].lower).toBeCloseTo(-0.01613, 5);
+    expect(lines[2].lower).toBeGreaterThan(lines[2].effect - 0.0674);
+  });
+
   it('pairs by item_id and prints the Hoeffding decision', async () => {
     const t = await file('t.jsonl', jsonl([['q1', true], ['q2', true], ['q3', false], ['q4', true]]));
     // baseline in another order: q4 wrong, q3 wrong, q2 right, q1 wrong -> d = [1, 0, 0, 1]
@@ -101,7 +126,7 @@ describe('rx decide', () => {
     const t = await file('t-ok.jsonl', jsonl([['a', true]]));
     const noFlag = await rx(['decide', '--spec', SPEC, '--treatment', t]);
     expect(noFlag.code).toBe(2);
-    expect(noFlag.stderr).toBe('rx: --baseline is required; usage: rx decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl\n');
+    expect(noFlag.stderr).toBe('rx: --baseline is required; usage: rx decide --spec <spec.json> --treatment a.jsonl --baseline b.jsonl [--all-bounds]\n');
     const missing = path.join(dir, 'missing.jsonl');
     const noFile = await rx(['decide', '--spec', SPEC, '--treatment', t, '--baseline', missing]);
     expect(noFile.code).toBe(2);

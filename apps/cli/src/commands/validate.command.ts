@@ -95,6 +95,6 @@ function summary(path: string, spec: ExperimentSpec): string {
     `treatment ${arm(treatmentArm(spec))} vs baseline ${arm(baselineArm(spec))}`,
     `${spec.steps} steps x ${spec.batch_size} rollouts on ${spec.base_model}`,
     `${spec.activation_gate.checks.length} gate checks`,
-    `${rule.method} alpha ${rule.alpha} margin ${rule.margin} on ${spec.eval.n_examples} ${spec.eval.benchmark} items`,
+    `${rule.method} (${rule.bound} bound) alpha ${rule.alpha} margin ${rule.margin} on ${spec.eval.n_examples} ${spec.eval.benchmark} items`,
   ].join('; ');
 }

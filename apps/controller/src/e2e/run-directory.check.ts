@@ -10,7 +10,7 @@ import { evaluateGates, gateMetrics } from '@rx/gates';
 import { PREFLIGHT_CHECK_IDS, preflightResultSchema } from '@rx/preflight';
 import { baselineArm, decisionRule, loadSpecText, treatmentArm, type ExperimentSpec } from '@rx/spec';
 import { discordantItems } from '@rx/report';
-import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
+import { allBoundRecords, hoeffdingRecord, pairedBound, pairItemFiles, type HoeffdingRecord } from '@rx/stats';
 import { loggedBatch } from '../experiment/arm-driver';
 import { REPO_ROOT } from '../infra/repo-root';
 import { sha256Hex, sha256Json } from '../run/canonical-json';
@@ -158,12 +158,12 @@ export function checkCompletedRun(out: string, expectedTestIds: readonly string[
   }
   expect(record.evaluation!.evaluator_id).toBe(sha256Json(record.evaluation!.evaluator));
 
-  // decision: recomputed from the eval files, and what `rx decide` prints for them
-  const decision = hoeffdingRecord(
-    decidePairedItems({ source: 't', text: readFileSync(dir.evalFile(t), 'utf8') }, { source: 'b', text: readFileSync(dir.evalFile(b), 'utf8') }, decisionRule(spec)),
-  );
+  // decision: recomputed from the eval files under the pre-registered bound, and what `rx decide` prints for them;
+  // the other bounds beside it, exploratory
+  const paired = pairItemFiles({ source: 't', text: readFileSync(dir.evalFile(t), 'utf8') }, { source: 'b', text: readFileSync(dir.evalFile(b), 'utf8') });
+  const decision = hoeffdingRecord(pairedBound(paired, decisionRule(spec)));
   expect(record.decision).toMatchObject(decision);
-  expect(dir.readJson(dir.decisionFile)).toMatchObject(decision);
+  expect(dir.readJson(dir.decisionFile)).toMatchObject({ ...decision, exploratory: allBoundRecords(paired, decisionRule(spec)).slice(1) });
   const decide = cli(['decide', '--spec', dir.specFile, '--treatment', dir.evalFile(t), '--baseline', dir.evalFile(b)]);
   expect(decide.status).toBe(0);
   expect(JSON.parse(decide.stdout)).toEqual(decision);

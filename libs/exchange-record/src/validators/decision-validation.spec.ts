@@ -1,4 +1,5 @@
-import { sha256Text } from '../record-evidence';
+import { pairedBound } from '@rx/stats';
+import { jsonLines, sha256Text } from '../record-evidence';
 import { intactRecord } from '@rx/exchange-record/testing';
 import { decisionValidation, OBSERVATIONS_NOT_RETAINED } from './decision-validation';
 
@@ -35,5 +36,21 @@ describe('decision_validation', () => {
     const w = intactRecord();
     w.record.verdict_report!.lower += 0.01;
     expect(only(w).issues).toEqual([expect.stringMatching(/^verdict_report lower .* differs from the .* the observations give\.$/)]);
+  });
+
+  it('re-derives under the bound the spec pre-registered: an empirical-Bernstein verdict passes only against a spec that chose it', () => {
+    const r = intactRecord();
+    const lines = jsonLines(r.texts[OBS]) ?? [];
+    const eb = pairedBound(
+      { itemIds: lines.map((l) => l.item_id as string), treatment: lines.map((l) => l.treatment as number), baseline: lines.map((l) => l.baseline as number) },
+      { alpha: 0.05, margin: -0.03, bounds: [0, 1], weights: { treatment: 1, baseline: -1 }, bound: 'empirical_bernstein', orderSeed: 0 },
+    );
+    r.record.verdict_report = { ...r.record.verdict_report!, lower: eb.lower, upper: eb.upper };
+    const ebSpec = () => ({ ...r.evidence(), expected: { ...r.evidence().expected, decision: { ...r.evidence().expected.decision, bound: 'empirical_bernstein' as const } } });
+    expect(decisionValidation(r.record, ebSpec()).issues).toEqual([]);
+    expect(decisionValidation(r.record, r.evidence()).issues).toEqual([
+      expect.stringMatching(/^verdict_report lower .* differs/),
+      expect.stringMatching(/^verdict_report upper .* differs/),
+    ]);
   });
 });

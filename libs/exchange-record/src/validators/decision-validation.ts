@@ -1,7 +1,8 @@
 // decision_validation: the observation file the decision was scored from is retained (name and sha256, and the
-// file itself, whose bytes hash to it); its pairs are the arms' predictions, item for item; and the paired
-// Hoeffding rule of the spec, applied to it again, gives the verdict_report's effect and bounds.
-import { pairedHoeffding } from '@rx/stats';
+// file itself, whose bytes hash to it); its pairs are the arms' predictions, item for item; and the paired rule of
+// the spec under its pre-registered bound (Hoeffding by default), applied to it again, gives the verdict_report's
+// effect and bounds.
+import { pairedBound, type HoeffdingResult } from '@rx/stats';
 import type { ExchangeRecord } from '../exchange-record.schema';
 import { isSha256, jsonLines, verdict, type RecordEvidence, type ValidatorVerdict } from '../record-evidence';
 
@@ -43,13 +44,9 @@ export function decisionValidation(record: ExchangeRecord, evidence: RecordEvide
   if (!v) return fail([...issues, 'No verdict_report to check against the observations.']);
   const rule = expected.decision;
   if (v.margin !== rule.margin) issues.push(`verdict_report margin ${v.margin} is not the spec's ${rule.margin}.`);
-  let r: ReturnType<typeof pairedHoeffding>;
+  let r: HoeffdingResult;
   try {
-    r = pairedHoeffding(
-      lines.map((l) => l.treatment as number),
-      lines.map((l) => l.baseline as number),
-      rule,
-    );
+    r = pairedBound({ itemIds: lines.map((l) => l.item_id as string), treatment: lines.map((l) => l.treatment as number), baseline: lines.map((l) => l.baseline as number) }, rule);
   } catch (err) {
     return fail([...issues, `The decision rule cannot be applied to ${o.name}: ${(err as Error).message}.`]);
   }
