@@ -21,7 +21,8 @@ export const controllerConfigSchema = z.object({
       .string()
       .url('must be a URL such as redis://127.0.0.1:6379')
       .refine((u) => /^rediss?:\/\//.test(u), 'must start with redis:// or rediss://')
-      .default(DEFAULT_REDIS_URL),
+      // unset: rx run starts a private redis-server (infra/redis-locator.ts); service mode uses DEFAULT_REDIS_URL
+      .optional(),
   ),
   /** the policy server or the Tinker base URL the services use (--services external) */
   RX_BACKEND_URL: z.preprocess(emptyToUndefined, z.string().url('must be a URL').optional()),

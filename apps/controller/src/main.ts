@@ -14,13 +14,13 @@ import { TinkerBackend } from '@rx/backend';
 import { createRxMetrics } from '@rx/metrics';
 import { parseRunArgs } from './cli/run-args';
 import { formatRunStatus, runStatus } from './cli/run-status';
-import { ControllerConfigError, parseControllerConfig, type ControllerConfig } from './config';
+import { ControllerConfigError, DEFAULT_REDIS_URL, parseControllerConfig, type ControllerConfig } from './config';
 import { checkRecordCommand, exportCommand } from './exchange/record-commands';
 import { runExperiment } from './experiment/run-experiment';
 import { RunUserError, type RunOutcome } from './experiment/run-options';
 import { controllerHttpHost, startControllerHttp } from './http/controller-http';
 import { pingRedis } from './infra/redis-locator';
-import { killAllChildren } from './infra/service-supervisor';
+import { killAllChildren } from '@rx/local-stack';
 import { progressFor } from './progress/progress.reporter';
 import { RunStateError } from '@rx/run-dir';
 
@@ -99,7 +99,7 @@ async function serviceMode(config: ControllerConfig): Promise<number> {
   }
   const backend = config.RX_BACKEND_URL ? new TinkerBackend({ baseUrl: config.RX_BACKEND_URL, apiKey: config.TINKER_API_KEY ?? 'rx-no-key' }) : null;
   const http = await startControllerHttp(
-    { redis: () => pingRedis(config.REDIS_URL), backend: async () => (backend ? backend.ping() : false), runId: () => null, phase: () => null, metrics },
+    { redis: () => pingRedis(config.REDIS_URL ?? DEFAULT_REDIS_URL), backend: async () => (backend ? backend.ping() : false), runId: () => null, phase: () => null, metrics },
     { host: controllerHttpHost(config.HOST, 'service'), port: config.PORT, queues: [] },
   );
   process.stdout.write(`controller: serving /health and /metrics at ${http.url} (set RX_SPEC to run an experiment)\n`);

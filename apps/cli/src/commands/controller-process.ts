@@ -1,18 +1,45 @@
 // rx run, rx status, rx export and rx check-record are the controller's own commands: the CLI runs apps/controller/src/main.ts as a child
-// process (the apps stay separate projects) with the terminal attached, passes SIGINT and SIGTERM on (a Ctrl-C
-// reaches both anyway; the controller takes signals within a second of each other as one), and exits with the
-// controller's exit code. An IPC channel ties the two: when the CLI dies however it
-// dies, the controller sees the channel close and stops (no orphan controller drives the run on).
-import { spawn } from 'node:child_process';
-import * as path from 'node:path';
+// process (the apps stay separate projects, @rx/local-stack starts it) with the terminal attached, passes SIGINT and
+// SIGTERM on (a Ctrl-C reaches both anyway; the controller takes signals within a second of each other as one), and
+// exits with the controller's exit code. An IPC channel ties the two: when the CLI dies however it dies, the
+// controller sees the channel close and stops (no orphan controller drives the run on). When the controller dies
+// (SIGKILL, the OOM killer), the CLI says so in one line with the command that continues the run.
+import { launchNodeChild } from '@rx/local-stack';
 
-const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+export type ControllerCommand = 'run' | 'status' | 'export' | 'check-record';
 
-export function runController(command: 'run' | 'status' | 'export' | 'check-record', argv: string[]): Promise<number> {
-  const entry = path.join(REPO_ROOT, 'apps', 'controller', 'src', 'main.ts');
-  const child = spawn(process.execPath, ['-r', path.join(REPO_ROOT, 'tools', 'register.js'), entry, command, ...argv], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+/** the run directory an rx run command line names (--resume wins over --out), or null */
+export function runDirOf(argv: readonly string[]): string | null {
+  const value = (flag: string): string | null => {
+    for (let i = 0; i < argv.length; i++) {
+      if (argv[i] === flag && i + 1 < argv.length) return argv[i + 1];
+      if (argv[i].startsWith(`${flag}=`)) return argv[i].slice(flag.length + 1);
+    }
+    return null;
+  };
+  return value('--resume') ?? value('--out');
+}
+
+/** one line when the controller ended by a signal the CLI did not pass on (null: it ended by itself) */
+export function controllerDiedLine(command: ControllerCommand, argv: readonly string[], signal: NodeJS.Signals | null, code: number | null, forwarded: boolean): string | null {
+  if (forwarded) return null;
+  const how = signal ? `was killed (${signal})` : code === 137 ? 'was killed (exit 137)' : null;
+  if (!how) return null;
+  if (command !== 'run') return `rx: the controller ${how} before ${command} finished; run it again`;
+  const dir = runDirOf(argv);
+  const quoted = dir === null ? '<run dir>' : /^[\w./:@%+,-]+$/.test(dir) ? dir : `'${dir.replace(/'/g, `'\\''`)}'`;
+  return `rx: the controller ${how}; the run directory keeps what is done: continue with rx run --resume ${quoted}`;
+}
+
+export function runController(command: ControllerCommand, argv: string[]): Promise<number> {
+  // the IPC channel is the controller's lifeline (main.ts watches it): no lifeline pipe of its own
+  const child = launchNodeChild({ entry: 'apps/controller/src/main.ts', args: [command, ...argv], stdio: ['inherit', 'inherit', 'inherit', 'ipc'], lifeline: false, cwd: process.cwd() });
+  let forwarded = false;
   // a signal sent to this process alone (kill -INT <pid>, a supervisor) must stop the run as Ctrl-C does
-  const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+  const forward = (sig: NodeJS.Signals) => () => {
+    forwarded = true;
+    child.kill(sig);
+  };
   const onInt = forward('SIGINT');
   const onTerm = forward('SIGTERM');
   process.on('SIGINT', onInt);
@@ -22,7 +49,9 @@ export function runController(command: 'run' | 'status' | 'export' | 'check-reco
     child.once('exit', (code, signal) => {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
-      resolve(code ?? (signal === 'SIGINT' ? 130 : 1));
+      const died = controllerDiedLine(command, argv, signal, code, forwarded);
+      if (died) process.stderr.write(`\n${died}\n`);
+      resolve(code ?? (signal === 'SIGINT' ? 130 : signal ? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGTERM' ? 15 : 1) : 1));
     });
   });
 }

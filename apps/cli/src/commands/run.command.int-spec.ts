@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { freePort, startPrivateRedis, type PrivateRedis } from '@rx/local-stack';
 
 jest.setTimeout(60_000);
 
@@ -32,7 +33,7 @@ async function until(what: string, f: () => boolean, ms: number): Promise<void> 
   }
 }
 
-function startRun(out: string, tag: string, detached = false) {
+function startRun(out: string, tag: string, detached = false, env: Record<string, string> = {}) {
   // external services that never come: the controller waits for consumers on a prefix nobody serves
   const cli = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', 'run', '--spec', 'specs/embedded.json', '--out', out, '--services', 'external', '--port', 'off'], {
     cwd: REPO_ROOT,
@@ -43,6 +44,7 @@ function startRun(out: string, tag: string, detached = false) {
       RX_ALLOW_INSECURE_REDIS: '1',
       RX_BACKEND_URL: 'http://127.0.0.1:9',
       RX_QUEUE_PREFIX: `rx-cli-${tag}-${process.pid}`,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -75,6 +77,45 @@ describe('rx run killed outright', () => {
     run.cli.kill('SIGKILL');
     await until('the controller has exited', exited(controller), 10_000);
     expect(controllerPidsFor(out)).toEqual([]);
+  });
+
+  it('says in one line that its controller died, with the command that resumes the run', async () => {
+    const out = path.join(work, 'controller-killed');
+    const run = startRun(out, 'controller-kill');
+    const controller = await untilOpened(run, out);
+    process.kill(controller, 'SIGKILL');
+    expect(await run.exit).toBe(137);
+    const lines = run.output.trim().split('\n');
+    expect(lines[lines.length - 1]).toBe(`rx: the controller was killed (SIGKILL); the run directory keeps what is done: continue with rx run --resume ${out}`);
+  });
+});
+
+describe('rx run with REDIS_URL given', () => {
+  let work: string;
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    work = mkdtempSync(path.join(tmpdir(), 'rx-cli-redis-'));
+    redis = await startPrivateRedis({ password: 'the-right-password' });
+  });
+  afterAll(async () => {
+    await redis.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['a wrong password', () => `redis://:not-the-password@127.0.0.1:${redis.port}`, /refused the password in REDIS_URL/],
+    ['a port where nothing answers', async () => `redis://127.0.0.1:${await freePort()}`, /nothing answers there/],
+  ] as const)('%s: one line, exit 2, --out not created', async (what, urlOf, why) => {
+    const out = path.join(work, what.replace(/ /g, '-'));
+    const url = await urlOf();
+    const run = startRun(out, 'redis', false, { REDIS_URL: url });
+    expect(await run.exit).toBe(2);
+    expect(existsSync(out)).toBe(false);
+    const lines = run.output.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(why);
+    expect(lines[0]).toMatch(/^rx: REDIS_URL redis:\/\/.*: .*nothing was written$/);
+    expect(run.output).not.toContain('not-the-password');
   });
 });
 

@@ -12,9 +12,8 @@ import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
 import { createRedisHarness } from '@rx/queue/testing';
 import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
-import { freePort } from '../infra/free-port';
+import { freePort, ServiceSupervisor } from '@rx/local-stack';
 import { REPO_ROOT } from '../infra/repo-root';
-import { ServiceSupervisor } from '../infra/service-supervisor';
 import { readRunFile, RunDir } from '@rx/run-dir';
 import { jsonLines } from './run-directory.check';
 

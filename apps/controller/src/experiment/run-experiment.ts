@@ -9,6 +9,7 @@ import { QUEUE_NAME_LIST } from '@rx/contracts';
 import { createRxMetrics, type QueueSnapshot } from '@rx/metrics';
 import { PHASES, readRunFileIfExists, type PhaseName, type RunRecord, type RunState } from '@rx/run-dir';
 import { describeRevision } from '@rx/spec';
+import { checkGivenRedis, RedisUnavailableError } from '../infra/redis-locator';
 import { REPO_ROOT } from '../infra/repo-root';
 import { deletePrefixKeys } from '../infra/step-bus';
 import { exportAndCheck, recheck } from '../exchange/exchange-lines';
@@ -28,6 +29,12 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   // a wrong key or URL, or a base model the service does not serve, is a user's mistake found before the run
   // directory is written, not a failed run
   if (plan.backend === 'tinker') await checkTinkerCredentials(tinkerCredentials(opts.config), { baseModel: plan.spec.base_model, rank: plan.spec.lora_rank });
+  // REDIS_URL as given, or one line before the run directory is written (a private Redis comes with the services)
+  if (opts.config.REDIS_URL !== undefined) {
+    await checkGivenRedis(opts.config.REDIS_URL).catch((err: unknown) => {
+      throw err instanceof RedisUnavailableError ? new RunUserError(err.message) : err;
+    });
+  }
   const run = plan.open();
   const release = await acquireRunLock(run.dir, { staleAfterMs: opts.config.RX_RUN_LOCK_STALE_MS });
   try {

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { freePort } from '../infra/free-port';
+import { freePort } from '@rx/local-stack';
 import { REPO_ROOT } from '../infra/repo-root';
 import { checkTinkerCredentials } from './tinker-credentials';
 

@@ -8,35 +8,34 @@ import { parseExposition } from '@rx/metrics/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startControllerHttp } from '../http/controller-http';
-import { freePort } from './free-port';
+import { createServer } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { freePort, ServiceStartError, ServiceSupervisor, startPrivateRedis, type PrivateRedis } from '@rx/local-stack';
 import { locateRedis, pingRedis, RedisUnavailableError } from './redis-locator';
-import { ServiceStartError, ServiceSupervisor } from './service-supervisor';
 import { deletePrefixKeys } from './step-bus';
 
 jest.setTimeout(60_000);
 
 describe('locateRedis', () => {
-  it('uses the Redis that answers at REDIS_URL', async () => {
-    const url = process.env.REDIS_URL as string;
+  it('uses exactly the Redis at REDIS_URL when it is given and answers', async () => {
+    const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     expect(await pingRedis(url)).toBe(true);
     const h = await locateRedis({ url });
     expect(h).toMatchObject({ url, private: false });
     await h.close();
   });
 
-  it('starts a private redis-server on a free port when nothing answers, and stops it', async () => {
-    const dead = `redis://127.0.0.1:${await freePort()}`;
+  it('starts a private redis-server with a password of its own when REDIS_URL is unset, says so, and stops it', async () => {
     const lines: string[] = [];
-    const h = await locateRedis({ url: dead, log: (l) => lines.push(l) });
+    const h = await locateRedis({ url: undefined, log: (l) => lines.push(l) });
     expect(h.private).toBe(true);
-    expect(h.url).not.toBe(dead);
     expect(await pingRedis(h.url)).toBe(true);
     // it has a password of its own (the services refuse a Redis without one)
     const u = new URL(h.url);
     expect(u.password).toMatch(/^[0-9a-f]{32}$/);
     expect(await pingRedis(`redis://127.0.0.1:${u.port}`, 500)).toBe(false);
     expect(lines.join()).not.toContain(u.password);
-    expect(lines.join()).toMatch(/started a private redis-server/);
+    expect(lines.join()).toMatch(/REDIS_URL is unset, so a private redis-server/);
     await h.close();
     expect(await pingRedis(h.url, 300)).toBe(false);
   });
@@ -44,13 +43,12 @@ describe('locateRedis', () => {
   it('keeps a private redis-server data in the run directory, so that a resumed run finds it again', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'rx-redis-data-'));
     try {
-      const dead = `redis://127.0.0.1:${await freePort()}`;
-      const first = await locateRedis({ url: dead, dataDir });
+      const first = await locateRedis({ url: undefined, dataDir });
       const a = new Redis(first.url);
       await a.set('rx-resume-probe', 'kept');
       await a.quit();
       await first.close();
-      const second = await locateRedis({ url: dead, dataDir });
+      const second = await locateRedis({ url: undefined, dataDir });
       const b = new Redis(second.url);
       expect(await b.get('rx-resume-probe')).toBe('kept');
       await b.quit();
@@ -60,12 +58,51 @@ describe('locateRedis', () => {
     }
   });
 
-  it('says in one line how to get Redis when it may not start one', async () => {
-    const dead = `redis://:secret@127.0.0.1:${await freePort()}`;
-    const err = await locateRedis({ url: dead, allowPrivate: false }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RedisUnavailableError);
-    expect((err as Error).message).toMatch(/no Redis answers at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: start one \(apt-get install redis-server/);
-    expect((err as Error).message).not.toMatch(/secret/);
+  describe('REDIS_URL given but wrong: one line naming what is wrong, never a private Redis in its place', () => {
+    let redis: PrivateRedis;
+    beforeAll(async () => (redis = await startPrivateRedis({ password: 'right-password-123' })));
+    afterAll(() => redis.close());
+
+    it.each([
+      ['a wrong password', () => `redis://:wrong-password@127.0.0.1:${redis.port}`, /refused the password in REDIS_URL/],
+      ['no password for a Redis that wants one', () => `redis://127.0.0.1:${redis.port}`, /wants a password, and REDIS_URL has none/],
+      ['a port where nothing answers', async () => `redis://:secret@127.0.0.1:${await freePort()}`, /nothing answers there \(ECONNREFUSED\)/],
+    ] as const)('%s', async (_what, urlOf, why) => {
+      const url = await urlOf();
+      const started = Date.now();
+      const err = await locateRedis({ url }).catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(err).toBeInstanceOf(RedisUnavailableError);
+      expect((err as Error).message).toMatch(why);
+      expect((err as Error).message).toMatch(/^REDIS_URL redis:\/\/.*127\.0\.0\.1:\d+: .*nothing was written$/);
+      expect((err as Error).message).not.toMatch(/secret|wrong-password|right-password/);
+    });
+
+    it('something that is not Redis (an HTTP server)', async () => {
+      const http = createServer((_q, r) => r.end('no'));
+      await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+      try {
+        const port = (http.address() as AddressInfo).port;
+        const err = await locateRedis({ url: `redis://127.0.0.1:${port}` }).catch((e: unknown) => e);
+        expect((err as Error).message).toMatch(/what answers there is not a Redis server/);
+      } finally {
+        http.close();
+      }
+    });
+
+    it('a server that accepts and never answers: one line within the time limit', async () => {
+      const silent = createNetServer(() => undefined);
+      await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+      try {
+        const port = (silent.address() as AddressInfo).port;
+        const started = Date.now();
+        const err = await locateRedis({ url: `redis://127.0.0.1:${port}` }).catch((e: unknown) => e);
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect((err as Error).message).toMatch(/nothing answers there \(no answer within 3 s\)/);
+      } finally {
+        silent.close();
+      }
+    });
   });
 });
 

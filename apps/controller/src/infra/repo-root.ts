@@ -1,5 +1,2 @@
-// The repository root (this file is apps/controller/src/infra/repo-root.ts): where the services' entry points,
-// tools/register.js and the sources hashed into the run record live.
-import * as path from 'node:path';
-
-export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+// The repository root, for the controller's phases (sources hashed into the record, data, checkpoints).
+export { REPO_ROOT } from '@rx/local-stack';

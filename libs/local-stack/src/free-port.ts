@@ -1,4 +1,4 @@
-// A TCP port nothing listens on right now (the OS picks it), for the services rx run spawns.
+// A TCP port nothing listens on right now (the OS picks it), for the services and the private Redis started here.
 import { createServer } from 'node:net';
 
 export function freePort(host = '127.0.0.1'): Promise<number> {

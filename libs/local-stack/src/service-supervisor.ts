@@ -1,11 +1,12 @@
-// Starts the rx services as child processes (`node -r ./tools/register.js apps/<name>/src/main.ts`), each on its
-// own free port with its output in <logs>/<name>.log, waits until every /health answers 200, and stops them
-// (SIGTERM, then SIGKILL after a grace period) at the end of the run or when the run is interrupted.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Starts the rx services as child processes (`node -r ./tools/register.js apps/<name>/src/main.ts`, each with its
+// lifeline: child-process.ts), each on its own free port with its output in <logs>/<name>.log, waits until every
+// /health answers 200, and stops them (SIGTERM, then SIGKILL after a grace period) at the end of the run or when the
+// run is interrupted; they end with this process anyway, however it ends.
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT } from './repo-root';
+import { launchNodeChild } from './child-process';
 
 export interface ServiceSpec {
   /** the app under apps/ */
@@ -37,21 +38,6 @@ export interface SupervisorOptions {
   stopGraceMs?: number;
   /** extra environment for every child (PATH, HOME, ...); default process.env */
   baseEnv?: NodeJS.ProcessEnv;
-}
-
-/** pids of every child any supervisor of this process started and that still runs (killed on process exit) */
-const LIVE_CHILDREN = new Set<ChildProcess>();
-
-/** SIGKILL every child still running: the last resort of a process that exits without stopping them. */
-export function killAllChildren(): void {
-  for (const c of LIVE_CHILDREN) {
-    try {
-      c.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  LIVE_CHILDREN.clear();
 }
 
 interface Child {
@@ -95,25 +81,19 @@ export class ServiceSupervisor {
   private spawnOne(spec: ServiceSpec): void {
     const logFile = path.join(this.opts.logsDir, `${spec.name}.log`);
     const log = createWriteStream(logFile, { flags: 'a' });
-    const entry = path.join(REPO_ROOT, 'apps', spec.name, 'src', 'main.ts');
-    const proc = spawn(process.execPath, [...(spec.nodeArgs ?? []), '-r', path.join(REPO_ROOT, 'tools', 'register.js'), entry], {
-      cwd: REPO_ROOT,
+    const proc = launchNodeChild({
+      entry: path.join('apps', spec.name, 'src', 'main.ts'),
+      nodeArgs: spec.nodeArgs,
       env: { ...(this.opts.baseEnv ?? process.env), ...spec.env, PORT: String(spec.port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    LIVE_CHILDREN.add(proc);
     proc.stdout?.pipe(log, { end: false });
     proc.stderr?.pipe(log, { end: false });
     const exited = new Promise<void>((resolve) => {
       proc.once('exit', (code, signal) => {
-        LIVE_CHILDREN.delete(proc);
         if (!this.stopping) this.exitListener?.(spec.name, code, signal);
         resolve();
       });
-      proc.once('error', () => {
-        LIVE_CHILDREN.delete(proc);
-        resolve();
-      });
+      proc.once('error', () => resolve());
     });
     this.children.push({ spec, proc, log, logFile, exited });
   }
