@@ -60,12 +60,12 @@ describe('the run report in headless Chromium', () => {
     expect(browser.requests.length).toBeGreaterThan(0);
     expect(browser.requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
 
-    // reward, format rate, completion length, dev accuracy, effective neighbours per step, six gates, two
-    // distributions, the Hoeffding interval
-    expect(written.charts).toBe(14);
+    // reward, format rate, completion length, zero reward spread, length-clipped completions, dev accuracy,
+    // effective neighbours per step, six gates, two distributions, the Hoeffding interval
+    expect(written.charts).toBe(16);
     expect(drawn).toBe(String(written.charts));
     expect(probes.map((p) => p.id)).toEqual(
-      expect.arrayContaining(['chart-reward', 'chart-dev-accuracy', 'chart-neighbors-per-step', 'chart-advantages', 'chart-neighbors', 'chart-hoeffding', 'chart-gate-0', 'chart-gate-5']),
+      expect.arrayContaining(['chart-reward', 'chart-dev-accuracy', 'chart-neighbors-per-step', 'chart-zero-spread', 'chart-length-clipped', 'chart-advantages', 'chart-neighbors', 'chart-hoeffding', 'chart-gate-0', 'chart-gate-5']),
     );
     for (const p of probes) {
       const where = `${p.id} (${p.width}x${p.height})`;
@@ -150,7 +150,7 @@ describe('the run report in headless Chromium', () => {
     const probes = (await page.evaluate(CANVAS_PROBE)) as CanvasProbe[];
     await page.close();
     expect(browser.errors).toEqual([]);
-    expect(charts).toBe(14);
+    expect(charts).toBe(16);
     expect(probes.every((p) => p.hasChart && p.differsFromBlank && p.colorHits.every((h) => h >= MIN_DATA_PIXELS))).toBe(true);
   });
 

@@ -6,6 +6,7 @@ import { renderReportHtml } from './report-html';
 import { buildReportModel, COLORS, paddedRange, type ChartSpec, type ReportModel } from './report-model';
 import { readRunDir } from './run-dir';
 import { writeSyntheticRun, type SyntheticRun } from '@rx/report/testing';
+import type { StepRecord } from '@rx/contracts';
 
 type Dataset = { label: string; data: unknown[]; type?: string; pointBackgroundColor?: string[] };
 const datasets = (c: ChartSpec | undefined): Dataset[] => (c?.config.data.datasets ?? []) as unknown as Dataset[];
@@ -107,6 +108,38 @@ describe('buildReportModel', () => {
     expect(byLabel.get(`${fx.baseline} p10`)).toEqual(fx.training[fx.baseline].map((r) => ({ x: r.step, y: 7 })));
   });
 
+  it('draws the zero-spread and the length-clipped fractions per arm and step, counted here from the step records', () => {
+    type Point = { x: number; y: number };
+    const zero = new Map(datasets(chart(model, 'chart-zero-spread')).map((d) => [d.label, d.data as Point[]]));
+    const clipped = new Map(datasets(chart(model, 'chart-length-clipped')).map((d) => [d.label, d.data as Point[]]));
+    // GS1: rollouts whose kernel baseline equals their reward within 1e-12
+    expect(zero.get(fx.treatment)).toEqual(fx.training[fx.treatment].map((r) => ({ x: r.step, y: r.rollouts.filter((x) => Math.abs(x.baseline - x.reward) < 1e-12).length / r.rollouts.length })));
+    // GRPO: prompts whose 8 rewards are all equal
+    const flatGroups = (r: StepRecord) => {
+      const byPrompt = new Map<string, number[]>();
+      for (const x of r.rollouts) byPrompt.set(x.promptId, [...(byPrompt.get(x.promptId) ?? []), x.reward]);
+      return [...byPrompt.values()].filter((rs) => rs.every((v) => v === rs[0])).length / byPrompt.size;
+    };
+    expect(zero.get(fx.baseline)).toEqual(fx.training[fx.baseline].map((r) => ({ x: r.step, y: flatGroups(r) })));
+    expect(zero.get(fx.baseline)!.some((p) => p.y > 0)).toBe(true);
+    for (const arm of [fx.treatment, fx.baseline]) {
+      expect(clipped.get(arm)).toEqual(fx.training[arm].map((r) => ({ x: r.step, y: r.rollouts.filter((x) => x.stopReason === 'length').length / r.rollouts.length })));
+    }
+    expect([...clipped.values()].flat().some((p) => p.y > 0)).toBe(true);
+  });
+
+  it('leaves both out for a run whose metrics.jsonl predates them', () => {
+    const old = writeSyntheticRun(path.join(work, 'old-metrics'), { steps: 3, evalItems: 20 });
+    for (const arm of [old.treatment, old.baseline]) {
+      const file = path.join(old.root, arm, 'metrics.jsonl');
+      const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      writeFileSync(file, lines.map((l) => JSON.stringify(Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'rx/frac_reward_zero_std' && k !== 'rx/completions/clipped_ratio')))).join('\n') + '\n');
+    }
+    const m = buildReportModel(readRunDir(old.root));
+    expect([chart(m, 'chart-zero-spread'), chart(m, 'chart-length-clipped')]).toEqual([undefined, undefined]);
+    expect(chart(m, 'chart-format-rate')).toBeDefined();
+  });
+
   it('leaves the dev accuracy out for a run whose training.json has none', () => {
     const work2 = path.join(work, 'no-dev');
     const old = writeSyntheticRun(work2, { steps: 3, evalItems: 20 });
@@ -151,7 +184,7 @@ describe('buildReportModel', () => {
     expect(h[3].data).toEqual([{ x: -0.03, y: -1 }, { x: -0.03, y: 1 }]);
     expect(h[3].label).toMatch(/^margin = -0\.03/);
     expect(model.verdict).toMatchObject({ headline: d?.outcome, tone: d?.outcome, source: 'record.json' });
-    expect(model.charts.map((c) => c.id)).toEqual(['chart-reward', 'chart-dev-accuracy', 'chart-neighbors-per-step', 'chart-format-rate', 'chart-completion-length', ...[0, 1, 2, 3, 4, 5].map((i) => `chart-gate-${i}`), 'chart-advantages', 'chart-neighbors', 'chart-hoeffding']);
+    expect(model.charts.map((c) => c.id)).toEqual(['chart-reward', 'chart-dev-accuracy', 'chart-neighbors-per-step', 'chart-format-rate', 'chart-completion-length', 'chart-zero-spread', 'chart-length-clipped', ...[0, 1, 2, 3, 4, 5].map((i) => `chart-gate-${i}`), 'chart-advantages', 'chart-neighbors', 'chart-hoeffding']);
   });
 
   it('notes a decision that disagrees with the eval files', () => {

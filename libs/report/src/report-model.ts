@@ -234,13 +234,17 @@ function rewardChart(series: readonly StepSeries[], color: SeriesColor): ChartSp
 // --- format rate and completion length per step (metrics.jsonl) --------------------------------------------------
 function curveCharts(curves: readonly ArmCurves[], color: SeriesColor): ChartSpec[] {
   if (curves.length === 0) return [];
-  const chart = (id: string, title: string, yTitle: string, y: (l: ArmCurves['lines'][number]) => number, yRange?: { min: number; max: number }): ChartSpec => {
+  const chart = (id: string, title: string, yTitle: string, y: (l: ArmCurves['lines'][number]) => number | undefined, yRange?: { min: number; max: number }): ChartSpec => {
     const config: ChartConfiguration<'line'> = {
       type: 'line',
       data: {
         datasets: curves.map((c) => ({
           label: c.arm,
-          data: c.lines.map((l) => ({ x: l.step, y: y(l) })),
+          // a key older lines lack leaves their steps out
+          data: c.lines.flatMap((l) => {
+            const v = y(l);
+            return v === undefined ? [] : [{ x: l.step, y: v }];
+          }),
           borderColor: color({ arm: c.arm, label: c.arm }),
           backgroundColor: color({ arm: c.arm, label: c.arm }),
           borderWidth: 2.5,
@@ -255,9 +259,17 @@ function curveCharts(curves: readonly ArmCurves[], color: SeriesColor): ChartSpe
     };
     return { id, section: 'reward', title, config, dataColors: [...new Set(curves.map((c) => color({ arm: c.arm, label: c.arm })))] };
   };
+  const has = (key: 'rx/frac_reward_zero_std' | 'rx/completions/clipped_ratio') => curves.some((c) => c.lines.some((l) => l[key] !== undefined));
   return [
     chart('chart-format-rate', 'Format rate per step (env/all/format)', 'fraction of rollouts well formed', (l) => l['env/all/format'], { min: 0, max: 1 }),
     chart('chart-completion-length', 'Mean completion length per step (env/all/ac_tokens_per_turn)', 'completion tokens per rollout', (l) => l['env/all/ac_tokens_per_turn']),
+    // the batch signals (absent in runs written before them)
+    ...(has('rx/frac_reward_zero_std')
+      ? [chart('chart-zero-spread', 'Zero reward spread per step (rx/frac_reward_zero_std)', 'groups with zero reward spread (GS1: rollouts with baseline = reward)', (l) => l['rx/frac_reward_zero_std'], { min: 0, max: 1 })]
+      : []),
+    ...(has('rx/completions/clipped_ratio')
+      ? [chart('chart-length-clipped', 'Completions cut by max_tokens per step (rx/completions/clipped_ratio)', 'fraction of completions cut by max_tokens', (l) => l['rx/completions/clipped_ratio'], { min: 0, max: 1 })]
+      : []),
   ];
 }
 

@@ -30,7 +30,7 @@ describe('rx report', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const file = path.join(fx.root, 'report.html');
-    expect(r.stdout).toMatch(new RegExp(`^wrote ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(14 charts, \\d+ KiB\\)\\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^wrote ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(16 charts, \\d+ KiB\\)\\n$`));
     const html = readFileSync(file, 'utf8');
     expect(html).toContain('Chart.js v4');
     expect(html).toContain(`<dt>run</dt><dd>${fx.runId}</dd>`);
