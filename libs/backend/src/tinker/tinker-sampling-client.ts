@@ -2,7 +2,8 @@
 // TinkerBackend): `asample` with the session id and this client's seq_id (0, 1, …) for completions (tokens,
 // per-token sampling logprobs, stop reason; the result read as protobuf) and, as the SDK does, a 1-token sample
 // with prompt_logprobs for computeLogprobs; both in one asample for sampleWithPromptLogprobs. A call keeps its
-// seq_id across retries and across a resubmission after its future expired (410).
+// seq_id across HTTP and application-level retries; a resubmission after its future expired (410) is a new request
+// with a new seq_id, as in the SDK.
 import type { SampleParams, SampledSequence, SampledWithPromptLogprobs, SamplingClient } from '../policy-backend';
 import type { TinkerCore } from './tinker-core';
 import { tokensToModelInput } from './tinker-datum';
@@ -81,8 +82,9 @@ export class TinkerSamplingClient implements SamplingClient {
 
   private async asample(tokens: number[], numSamples: number, samplingParams: Record<string, unknown>, promptLogprobs: boolean): Promise<SampleResponse> {
     await this.core.sessionOf(this.generation, 'asample');
-    const seq = this.seq++;
     for (let resubmit = 0; ; resubmit++) {
+      // a resubmitted sample is a new request: a new seq_id, as the SDK's retry handler takes one per submission
+      const seq = this.seq++;
       const body = {
         sampling_session_id: this.samplingSessionId,
         seq_id: seq,
