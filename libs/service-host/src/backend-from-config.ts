@@ -13,13 +13,14 @@ export const NO_API_KEY = 'rx-no-key';
 /** RX_BACKEND_URL of the in-process test double (never a real run) */
 export const HASH_CHAIN_BACKEND_URL = 'memory://hash-chain';
 
-export function backendFromConfig(config: { RX_BACKEND_URL: string; TINKER_API_KEY?: string }): PolicyBackend {
+export function backendFromConfig(config: { RX_BACKEND_URL: string; TINKER_API_KEY?: string; RX_TINKER_STUCK_TIMEOUT_MS?: number }): PolicyBackend {
   if (config.RX_BACKEND_URL === HASH_CHAIN_BACKEND_URL) return new HashChainPolicyBackend();
   if (!/^https?:\/\//.test(config.RX_BACKEND_URL)) {
     throw new ConfigError(
       `RX_BACKEND_URL must be the http(s) URL of a policy server or of Tinker, or ${HASH_CHAIN_BACKEND_URL} for tests (got '${config.RX_BACKEND_URL}')`,
     );
   }
-  const { RX_BACKEND_URL: baseUrl, TINKER_API_KEY: apiKey } = config;
-  return sessionRenewingBackend(() => new TinkerBackend({ baseUrl, apiKey: apiKey ?? NO_API_KEY }));
+  const { RX_BACKEND_URL: baseUrl, TINKER_API_KEY: apiKey, RX_TINKER_STUCK_TIMEOUT_MS: stuckTimeoutMs } = config;
+  const timing = stuckTimeoutMs === undefined ? {} : { stuckTimeoutMs };
+  return sessionRenewingBackend(() => new TinkerBackend({ baseUrl, apiKey: apiKey ?? NO_API_KEY, timing }));
 }

@@ -31,6 +31,8 @@ export function serviceEnvSchema(defaultPort: number) {
     /** the policy server (embedded backend over HTTP) or the Tinker base URL */
     RX_BACKEND_URL: z.string({ required_error: 'is required (the policy server or Tinker base URL)' }).url('must be a URL'),
     TINKER_API_KEY: z.string().min(1).optional(),
+    /** how long a Tinker call may make no progress (429, 5xx, no answer) before it fails (the SDK's 120 min) */
+    RX_TINKER_STUCK_TIMEOUT_MS: intFromEnv(1_000, 7 * 24 * 3_600_000).optional(),
     /** where the service writes (the trainer's step logs) */
     RX_DATA_DIR: z.string().min(1).default('runs'),
     /** backend requests in flight at once (the sampler's fan-out) */

@@ -4,9 +4,10 @@
 //   (phase-table.ts: effective config, shared initialisation, correctness preflight, pilot + gates, both arms,
 //   greedy evaluation, decision) -> the record, however the attempt ended.
 import { cpus } from 'node:os';
-import { rendererFor, type Renderer } from '@rx/backend';
+import { rendererFor, TinkerStuckError, type Renderer } from '@rx/backend';
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import { createRxMetrics, type QueueSnapshot } from '@rx/metrics';
+import { stepDeadlineMs } from '@rx/pipeline';
 import { PHASES, readRunFileIfExists, type PhaseName, type RunRecord, type RunState } from '@rx/run-dir';
 import { describeRevision } from '@rx/spec';
 import { checkGivenRedis, RedisUnavailableError } from '../infra/redis-locator';
@@ -93,7 +94,8 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
       progress,
       metrics,
       concurrency: opts.config.RX_CONCURRENCY,
-      stepStallTimeoutMs: opts.stepStallTimeoutMs ?? 30 * 60_000,
+      // a step may take every attempt of every stage the graph allows before the controller calls it stalled
+      stepStallTimeoutMs: opts.stepStallTimeoutMs ?? stepDeadlineMs(),
       signal: abort.signal,
       hooks: {
         afterTrainingStep: (arm, step) => {
@@ -129,6 +131,11 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
       outcome = 'stopped';
       message = err.message;
       progress.info(`run stopped: ${err.message}`);
+    } else if (isStuck(err)) {
+      // the service made no progress for the stuck timeout: nothing is lost, the run continues with --resume
+      outcome = 'interrupted';
+      message = `${err instanceof Error ? err.message : String(err)} (during ${current ?? 'setup'})`;
+      progress.info(`run interrupted: ${message}; continue with rx run --resume ${dir.root}`);
     } else if (err instanceof Interrupted || abort.signal.aborted) {
       outcome = 'interrupted';
       const reason = abort.signal.reason instanceof Error ? abort.signal.reason.message : err instanceof Error ? err.message : String(err);
@@ -172,4 +179,9 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
   }
   progress.close();
   return { dir: dir.root, status: outcome, record, message, recordFails };
+}
+
+/** A Tinker call stuck past the stuck timeout, in this process or in a service whose step failed with it. */
+function isStuck(err: unknown): boolean {
+  return err instanceof TinkerStuckError || (err instanceof Error && /made no progress for .* \(the stuck timeout; last: /.test(err.message));
 }

@@ -78,6 +78,7 @@ export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMe
         backendUrl = server.url;
       }
       const common: Record<string, string> = { REDIS_URL: redis.url, RX_BACKEND_URL: backendUrl, TINKER_API_KEY: apiKey, RX_DATA_DIR: dataDir, RX_QUEUE_PREFIX: prefix, HOST: '127.0.0.1' };
+      if (config.RX_TINKER_STUCK_TIMEOUT_MS !== undefined) common.RX_TINKER_STUCK_TIMEOUT_MS = String(config.RX_TINKER_STUCK_TIMEOUT_MS);
       if (redis.insecureLocal) {
         // the services refuse a Redis without a password unless told this is a development machine: it is
         common.RX_ALLOW_INSECURE_REDIS = '1';
@@ -90,7 +91,12 @@ export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMe
       await supervisor.start(specs);
     }
     const backend: PolicyBackend =
-      backendUrl === HASH_CHAIN_BACKEND_URL ? backendFromConfig({ RX_BACKEND_URL: backendUrl }) : new TinkerBackend({ baseUrl: backendUrl, apiKey, logger: { warn: (m) => progress.warn(`backend: ${m}`) } });
+      backendUrl === HASH_CHAIN_BACKEND_URL ? backendFromConfig({ RX_BACKEND_URL: backendUrl }) : new TinkerBackend({
+            baseUrl: backendUrl,
+            apiKey,
+            logger: { warn: (m) => progress.warn(`backend: ${m}`) },
+            timing: config.RX_TINKER_STUCK_TIMEOUT_MS === undefined ? {} : { stuckTimeoutMs: config.RX_TINKER_STUCK_TIMEOUT_MS },
+          });
     closers.push(() => backend.close());
     const bus = new StepBus({
       redisUrl: redis.url,
