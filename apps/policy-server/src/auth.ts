@@ -1,6 +1,7 @@
 // Authentication of the policy server: with RX_POLICY_API_KEY set, every request needs the key (in X-API-Key, or
 // `Authorization: Bearer <key>` for Prometheus) except the health routes, GET /health, /health/live, /health/ready
-// (the probes Kubernetes sends, which carry no key) and GET /api/v1/healthz.
+// (the probes Kubernetes sends, which carry no key), GET /api/v1/healthz, and GET /api/v1/archives/<token> (a
+// checkpoint archive's signed URL: the 256-bit random token, handed out by the keyed archive route, is the credential).
 // Two layers over one comparison: a middleware in front of routing that refuses anything not spelled exactly as a
 // public route (so no case, percent-encoding, slash or method variant slips through, and no body is parsed for an
 // unauthenticated client), and a global guard on every routed handler that lets through only handlers marked
@@ -15,6 +16,9 @@ import { POLICY_SERVER_CONFIG } from './tokens';
 
 /** The health routes, exactly as a client spells them; GET and HEAD only. */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/health/live', '/health/ready', '/api/v1/healthz']);
+/** A checkpoint archive's signed URL: this prefix and a token of 64 lowercase hex digits (the token is the credential). */
+export const ARCHIVE_DOWNLOAD_PREFIX = '/api/v1/archives/';
+const ARCHIVE_DOWNLOAD = /^\/api\/v1\/archives\/[0-9a-f]{64}$/;
 
 const UNAUTHORIZED = 'missing or wrong X-API-Key';
 
@@ -49,7 +53,7 @@ export function isPublicRequest(req: Pick<Request, 'method' | 'originalUrl' | 'u
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const raw = req.originalUrl ?? req.url;
   const path = raw.split('?', 1)[0];
-  return PUBLIC_PATHS.has(path);
+  return PUBLIC_PATHS.has(path) || ARCHIVE_DOWNLOAD.test(path);
 }
 
 /** In front of routing: a request without the key gets 401 unless it is a public route spelled exactly. */

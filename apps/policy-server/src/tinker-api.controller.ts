@@ -2,9 +2,10 @@
 // TinkerApiService. Every route answers 200 like the Tinker service (POST included). forward_backward takes a
 // JSON or a protobuf body (read into bytes by protobufBodyMiddleware); retrieve_future answers protobuf to a
 // client that sends `Accept: application/x-protobuf`.
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res, StreamableFile } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { PROTOBUF_CONTENT_TYPE } from '@rx/backend';
-import { Public } from './auth';
+import { ARCHIVE_DOWNLOAD_PREFIX, Public } from './auth';
 import { TinkerApiService } from './tinker-api.service';
 
 const IDEMPOTENCY = 'x-idempotency-key';
@@ -76,6 +77,24 @@ export class TinkerApiController {
   @Get('get_server_capabilities')
   getServerCapabilities(): Promise<Record<string, unknown>> {
     return this.api.getServerCapabilities();
+  }
+
+  /**
+   * The SDK's get_checkpoint_archive_url: a 302 to a signed URL of the checkpoint's archive (the service's current
+   * contract; the SDK also takes 200 {url, expires}), with Expires.
+   */
+  @Get('training_runs/:runId/checkpoints/:kind/:name/archive')
+  checkpointArchive(@Param('runId') runId: string, @Param('kind') kind: string, @Param('name') name: string, @Req() req: Request, @Res() res: Response): void {
+    const { token, expires } = this.api.checkpointArchiveUrl(runId, kind, name, req.originalUrl);
+    res.status(302).set({ Location: `${req.protocol}://${req.headers.host ?? `127.0.0.1`}${ARCHIVE_DOWNLOAD_PREFIX}${token}`, Expires: expires.toUTCString() }).end();
+  }
+
+  /** The archive behind a signed URL: public (the URL is the credential, as a signed storage URL), for 15 minutes. */
+  @Public()
+  @Get('archives/:token')
+  async archiveDownload(@Param('token') token: string): Promise<StreamableFile> {
+    const bytes = await this.api.archiveBytes(token);
+    return new StreamableFile(Buffer.from(bytes), { type: 'application/x-tar', length: bytes.byteLength });
   }
 
   @Post('weights_info')

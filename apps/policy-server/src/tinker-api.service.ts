@@ -1,7 +1,7 @@
 // The Tinker protocol subset, served over any PolicyBackend: sessions, LoRA training clients (run in seq_id
 // order), futures with long-poll, tinker:// paths for saved weights and states, sampling sessions.
-import { createHash, randomUUID } from 'node:crypto';
-import { HttpException, Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { HttpException, Inject, Injectable, NotFoundException, type OnModuleDestroy } from '@nestjs/common';
 import {
   DatumShapeError,
   DenseSizeError,
@@ -30,6 +30,7 @@ import {
   saveWeightsRequestSchema,
   sessionHeartbeatRequestSchema,
   wireToDatum,
+  writeCheckpointArchive,
   type Datum,
   type PolicyBackend,
   type SamplingClient,
@@ -94,6 +95,9 @@ function parse<T>(what: string, schema: ZodType<T, ZodTypeDef, unknown>, body: u
   return parsed.data;
 }
 
+/** how long a checkpoint archive's URL is valid (the SDK assumes 15 minutes when a 302 carries no Expires) */
+const ARCHIVE_URL_TTL_MS = 15 * 60_000;
+
 /** samplers opened by model_path kept at most (each holds a copy of its weights) */
 const SAMPLERS_BY_PATH_KEPT = 32;
 
@@ -114,6 +118,8 @@ export class TinkerApiService implements OnModuleDestroy {
   private readonly samplersByPath = new Map<string, Promise<SamplingClient>>();
   /** results that have a protobuf form (SampleResponse, ForwardBackwardOutput) */
   private readonly protoResults = new WeakMap<object, 'sample' | 'forward_backward'>();
+  /** signed archive URLs handed out: token -> the backend's checkpoint path, until it expires */
+  private readonly archives = new Map<string, { backendPath: string; expiresAt: number }>();
 
   constructor(
     @Inject(POLICY_SERVER_CONFIG) private readonly config: PolicyServerConfig,
@@ -652,6 +658,32 @@ export class TinkerApiService implements OnModuleDestroy {
       }),
     );
     return { supported_models: models };
+  }
+
+  /**
+   * get_checkpoint_archive_url: a token for the archive of a checkpoint this server saved, valid ARCHIVE_URL_TTL_MS.
+   * In the hosted-like mode with no_archive_route, a 404 as for a route the server does not have.
+   */
+  checkpointArchiveUrl(runId: string, kind: string, name: string, url: string): { token: string; expires: Date } {
+    if (this.config.hostedLike?.no_archive_route) throw new NotFoundException(`Cannot GET ${url}`);
+    if (kind !== 'weights' && kind !== 'sampler_weights') throw apiError(400, `archive: '${kind}' is not a checkpoint kind (weights or sampler_weights)`);
+    const tinkerPath = formatTinkerPath({ runId, kind, name });
+    const entry = this.paths.get(tinkerPath);
+    if (!entry) throw apiError(404, `archive: no checkpoint at '${tinkerPath}'`);
+    if (!this.backend.adapterWeights) throw apiError(501, `archive: the ${this.backend.kind} backend of this server cannot hand out checkpoint bytes`);
+    const now = Date.now();
+    for (const [t, a] of this.archives) if (a.expiresAt <= now) this.archives.delete(t);
+    const token = randomBytes(32).toString('hex');
+    const expires = new Date(now + ARCHIVE_URL_TTL_MS);
+    this.archives.set(token, { backendPath: entry.backendPath, expiresAt: expires.getTime() });
+    return { token, expires };
+  }
+
+  /** The archive (tar) behind a token of checkpointArchiveUrl; 404 once it has expired or for a token never given. */
+  async archiveBytes(token: string): Promise<Uint8Array> {
+    const a = this.archives.get(token);
+    if (!a || a.expiresAt <= Date.now()) throw apiError(404, 'archive: this URL is unknown or has expired; ask GET …/archive again');
+    return writeCheckpointArchive(await (this.backend.adapterWeights as NonNullable<PolicyBackend['adapterWeights']>)(a.backendPath));
   }
 
   /** weights_info: what create_training_client_from_state needs to make a matching LoRA client. */

@@ -5,6 +5,7 @@
 import { mulberry32 } from '@rx/stats';
 import type {
   AdamParams,
+  AdapterWeights,
   Datum,
   ForwardBackwardResult,
   LoraConfig,
@@ -170,6 +171,15 @@ export class InMemoryPolicyBackend implements PolicyBackend {
 
   storeState(path: string, state: TrainingState): void {
     this.states.set(path, copyState(state));
+  }
+
+  /** The bigram weights of a saved state or sampler weights, as one float64 tensor (a state with its optimizer step). */
+  async adapterWeights(path: string): Promise<AdapterWeights> {
+    const state = this.states.get(path);
+    const weights = state ?? this.samplerWeights.get(path);
+    if (!weights) throw new InMemoryBackendUserError(`no checkpoint at '${path}'`);
+    const v = weights.vocabSize;
+    return { tensors: [{ name: 'bigram.w', dtype: 'F64', shape: [v, v], data: Float64Array.from(weights.w) }], baseModel: this.baseModels[0]!, rank: 1, alpha: null, optimizerStep: state ? state.step : null };
   }
 
   loadStoredState(path: string): TrainingState {

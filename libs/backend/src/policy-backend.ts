@@ -62,6 +62,8 @@ export interface SaveOptions {
 
 export interface TrainingClient {
   readonly modelId: string;
+  /** set when the backend refused the config's seed and created the model without it (why, one line) */
+  readonly seedRefused?: string | null;
   forwardBackward(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult>;
   optimStep(params: AdamParams): Promise<{ step: number }>;
   /** Saves the current weights for sampling; returns a path such as `tinker://…` or `embedded://…`. */
@@ -102,8 +104,28 @@ export interface ModelLimits {
   maxLoraRank: number;
 }
 
+/** One tensor of a LoRA adapter, as a checkpoint archive holds it (adapter_model.safetensors). */
+export interface AdapterTensor {
+  name: string;
+  dtype: 'F32' | 'F64';
+  shape: number[];
+  data: Float32Array | Float64Array;
+}
+
+/** The LoRA adapter in a saved checkpoint (a training state or sampler weights), for its archive. */
+export interface AdapterWeights {
+  tensors: AdapterTensor[];
+  baseModel: string;
+  rank: number;
+  alpha: number | null;
+  /** the optimizer's step counter in a training state (null for sampler weights) */
+  optimizerStep: number | null;
+}
+
 export interface PolicyBackend {
   readonly kind: 'embedded' | 'tinker';
+  /** The adapter of a checkpoint this backend saved (its own path, from saveState or saveWeightsForSampler). */
+  adapterWeights?(path: string): Promise<AdapterWeights>;
   /** The limits of `baseModel`; throws an error with `category: 'user'` for a base model it does not serve. */
   modelLimits?(baseModel: string): Promise<ModelLimits>;
   createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient>;

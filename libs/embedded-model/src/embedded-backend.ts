@@ -3,6 +3,7 @@
 // (`embedded://<name>`), training states under <dataDir>/states/<name> (`embedded://states/<name>`).
 import type {
   AdamParams,
+  AdapterWeights,
   Datum,
   ForwardBackwardResult,
   LoraConfig,
@@ -129,6 +130,29 @@ export class EmbeddedBackend implements PolicyBackend {
 
   supportedModels(): string[] {
     return [...EMBEDDED_BASE_MODEL_NAMES];
+  }
+
+  /**
+   * The LoRA adapter of a saved checkpoint, as its file holds it: a training state's param/ tensors (float64, with the
+   * optimizer's step), or sampler weights (float32).
+   */
+  async adapterWeights(modelPath: string): Promise<AdapterWeights> {
+    this.ensureOpen();
+    const full = parseEmbeddedPath(modelPath, 'checkpoint path');
+    const state = full.startsWith(STATES_PREFIX);
+    const name = state ? full.slice(STATES_PREFIX.length) : full;
+    const { params, header } = state ? readTensorFile(this.statesDir(name), 'state') : readTensorFile(this.weightsDir(name), 'adapter');
+    const lora = state ? params.filter((p) => p.name.startsWith('param/')).map((p) => ({ ...p, name: p.name.slice('param/'.length) })) : params;
+    const dtype = header.dtype === 'float64' ? ('F64' as const) : ('F32' as const);
+    const step = header.meta['step'];
+    const alpha = header.meta['alpha'];
+    return {
+      tensors: lora.map((p) => ({ name: p.name, dtype, shape: [...p.shape], data: dtype === 'F64' ? Float64Array.from(p.data) : Float32Array.from(p.data) })),
+      baseModel: EMBEDDED_BASE_MODEL,
+      rank: header.meta['rank'] as number,
+      alpha: typeof alpha === 'number' ? alpha : null,
+      optimizerStep: state && typeof step === 'number' ? step : null,
+    };
   }
 
   async ping(): Promise<boolean> {

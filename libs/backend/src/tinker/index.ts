@@ -1,5 +1,7 @@
+export * from './checkpoint-archive';
 export * from './tinker-backend';
 export * from './tinker-capabilities';
+export * from './tinker-checkpoints';
 export * from './tinker-config';
 export * from './tinker-core';
 export * from './tinker-datum';
@@ -10,5 +12,6 @@ export * from './tinker-retry';
 export * from './tinker-sampling-client';
 export * from './tinker-training-client';
 export * from './tinker-wire.schema';
+export * from './wire/safetensors';
 export * from './wire/tinker-proto';
 export * from './wire/zstd';

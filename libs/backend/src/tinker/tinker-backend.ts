@@ -4,7 +4,8 @@
 import type { LoraConfig, PolicyBackend, SamplingClient, TrainingClient } from '../policy-backend';
 import { parseTinkerEnv } from './tinker-config';
 import { DEFAULT_TINKER_TIMING, TinkerCore, type TinkerLogger, type TinkerTiming } from './tinker-core';
-import { TinkerClosedError, TinkerError } from './tinker-errors';
+import { fetchCheckpointAdapter, fetchWeightsInfo, type CheckpointAdapter } from './tinker-checkpoints';
+import { TinkerApiError, TinkerClosedError, TinkerError, TinkerRequestFailedError, TinkerSessionLostError } from './tinker-errors';
 import { TinkerHttp, type TinkerRetryEvent } from './tinker-http';
 import { DEFAULT_RETRY_POLICY } from './tinker-retry';
 import { TinkerSamplingClient } from './tinker-sampling-client';
@@ -15,6 +16,7 @@ import {
   createModelResponseSchema,
   createSamplingSessionResponseSchema,
   healthResponseSchema,
+  type WeightsInfo,
 } from './tinker-wire.schema';
 
 export interface TinkerBackendOptions {
@@ -45,9 +47,19 @@ export interface TinkerBackendOptions {
 
 const stderrLogger: TinkerLogger = { warn: (m) => process.stderr.write(`tinker: ${m}\n`) };
 
+/** A refusal of the request itself (not an outage, not a lost session): a 4xx, or a failed future of category 'user'. */
+function isRefusal(err: unknown): err is TinkerError {
+  if (err instanceof TinkerSessionLostError) return false;
+  if (err instanceof TinkerApiError) return err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429;
+  return err instanceof TinkerRequestFailedError && err.category === 'user';
+}
+
 export class TinkerBackend implements PolicyBackend {
   readonly kind = 'tinker' as const;
   private readonly core: TinkerCore;
+  private readonly logger: TinkerLogger;
+  /** the service refused a per-model seed: why (clients are created without one from then on) */
+  private seedRefusal: string | null = null;
 
   /** Reads TINKER_BASE_URL (default: the production service) and TINKER_API_KEY; throws TinkerConfigError. */
   static fromEnv(env: Record<string, string | undefined> = process.env, options: Omit<TinkerBackendOptions, 'baseUrl' | 'apiKey'> = {}): TinkerBackend {
@@ -70,6 +82,7 @@ export class TinkerBackend implements PolicyBackend {
       userAgent: `rx-tinker-ts/0.2.0 (tinker wire of SDK ${TINKER_WIRE_SDK_VERSION})`,
       onRetry: options.onRetry,
     });
+    this.logger = options.logger ?? stderrLogger;
     this.core = new TinkerCore(http, {
       pollTimeoutMs: options.pollTimeoutMs ?? 45_000,
       futureTimeoutMs: options.futureTimeoutMs ?? DEFAULT_TINKER_TIMING.stuckTimeoutMs,
@@ -89,9 +102,32 @@ export class TinkerBackend implements PolicyBackend {
     return this.core.jwtsFetched;
   }
 
+  /**
+   * create_model with the config's seed. A service that refuses it (a 4xx, or a failed future of category 'user')
+   * gets the same request once more without the seed: when that is served, the seed was the cause, the client says
+   * so (`seedRefused`) and this backend sends no seed from then on; when it is refused too, the first refusal is thrown.
+   */
   async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
     this.assertOpen('createLoraTrainingClient');
     if (!Number.isInteger(config.rank) || config.rank < 1) throw new TinkerError(`createLoraTrainingClient: rank must be a positive integer (got ${config.rank})`);
+    if (this.seedRefusal !== null) return new TinkerTrainingClient(this.core, await this.createModel(config, false), this.seedRefusal);
+    try {
+      return new TinkerTrainingClient(this.core, await this.createModel(config, true));
+    } catch (err) {
+      if (!isRefusal(err)) throw err;
+      let modelId: string;
+      try {
+        modelId = await this.createModel(config, false);
+      } catch {
+        throw err;
+      }
+      this.seedRefusal = `create_model refused lora_config.seed ${config.seed} (${err.message}); the model was created once more without a seed, which the service then accepted`;
+      this.logger.warn(this.seedRefusal);
+      return new TinkerTrainingClient(this.core, modelId, this.seedRefusal);
+    }
+  }
+
+  private async createModel(config: LoraConfig, withSeed: boolean): Promise<string> {
     const session = await this.core.ensureSession();
     const res = await this.core.submitAndAwait(
       'create_model',
@@ -99,13 +135,25 @@ export class TinkerBackend implements PolicyBackend {
         session_id: session.sessionId,
         model_seq_id: this.core.nextModelSeqId(),
         base_model: config.baseModel,
-        lora_config: { rank: config.rank, seed: config.seed, train_unembed: true, train_mlp: true, train_attn: true },
+        lora_config: { rank: config.rank, ...(withSeed ? { seed: config.seed } : {}), train_unembed: true, train_mlp: true, train_attn: true },
         type: 'create_model',
       },
       'CreateModel',
       createModelResponseSchema,
     );
-    return new TinkerTrainingClient(this.core, res.model_id);
+    return res.model_id;
+  }
+
+  /** The archive of a checkpoint (GET …/archive, then its URL) and its adapter's sha256; CheckpointBytesUnavailableError when the service gives none. */
+  async checkpointAdapter(tinkerPath: string): Promise<CheckpointAdapter> {
+    this.assertOpen('checkpointAdapter');
+    return fetchCheckpointAdapter(this.core, tinkerPath);
+  }
+
+  /** POST weights_info: the service's own account of a checkpoint (base model, LoRA rank). */
+  async weightsInfo(tinkerPath: string): Promise<WeightsInfo> {
+    this.assertOpen('weightsInfo');
+    return fetchWeightsInfo(this.core, tinkerPath);
   }
 
   async createSamplingClient(modelPath: string): Promise<TinkerSamplingClient> {

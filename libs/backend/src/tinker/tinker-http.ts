@@ -48,6 +48,8 @@ export interface TinkerHttpRequest {
   headers?: Record<string, string>;
   /** non-2xx statuses handed back to the caller instead of being retried or thrown (408/410 on futures) */
   passStatuses?: readonly number[];
+  /** 'manual': a redirect is answered to the caller (its Location read from `headers`), not followed */
+  redirect?: 'manual';
 }
 
 export interface TinkerHttpResponse {
@@ -57,6 +59,8 @@ export interface TinkerHttpResponse {
   /** the answer's bytes when its Content-Type is not JSON (protobuf results) */
   bytes?: Uint8Array;
   contentType: string;
+  /** the answer's headers (a redirect's Location) */
+  headers?: Headers;
 }
 
 const BODY_LIMIT = 1000;
@@ -187,7 +191,7 @@ export class TinkerHttp {
 
     for (let attempt = 1; ; attempt++) {
       headers['X-API-Key'] = req.useApiKey || !this.#credential ? this.#apiKey : await this.#credential();
-      const result = await this.attempt(url, req.method, headers, payload, timeoutMs, endpoint);
+      const result = await this.attempt(url, req.method, headers, payload, timeoutMs, endpoint, req.redirect);
       let reason: string;
       let delayMs: number;
       if (result.kind === 'response') {
@@ -195,6 +199,7 @@ export class TinkerHttp {
         if ((status >= 200 && status < 300) || req.passStatuses?.includes(status)) {
           const contentType = result.headers.get('content-type') ?? '';
           if (result.bytes) return { status, body: undefined, bytes: result.bytes, contentType };
+          if (status >= 300 && status < 400) return { status, body: undefined, contentType, headers: result.headers };
           return { status, body: this.parseJson(text, status, endpoint, attempt), contentType };
         }
         const shouldRetry = result.headers.get('x-should-retry');
@@ -233,6 +238,7 @@ export class TinkerHttp {
     payload: string | Uint8Array | undefined,
     timeoutMs: number,
     endpoint: string,
+    redirect?: 'manual',
   ): Promise<Attempt> {
     const controller = new AbortController();
     let timedOut = false;
@@ -243,7 +249,7 @@ export class TinkerHttp {
     const onClose = (): void => controller.abort();
     this.#onClose.add(onClose);
     try {
-      const res = await fetch(url, { method, headers, body: payload, signal: controller.signal });
+      const res = await fetch(url, { method, headers, body: payload, signal: controller.signal, ...(redirect ? { redirect } : {}) });
       const type = res.headers.get('content-type') ?? '';
       if (res.ok && type !== '' && !type.includes('json') && !type.startsWith('text/')) {
         return { kind: 'response', status: res.status, text: '', bytes: new Uint8Array(await res.arrayBuffer()), headers: res.headers };

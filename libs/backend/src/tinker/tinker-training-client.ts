@@ -63,6 +63,8 @@ export class TinkerTrainingClient implements TrainingClient {
   constructor(
     private readonly core: TinkerCore,
     readonly modelId: string,
+    /** the service refused the per-model seed: this model was created without it (why, one line) */
+    readonly seedRefused: string | null = null,
   ) {
     this.generation = core.sessionGeneration;
   }

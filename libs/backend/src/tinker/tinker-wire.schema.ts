@@ -243,7 +243,13 @@ export const weightsInfoResponseSchema = z.object({
   base_model: z.string().min(1),
   is_lora: z.boolean(),
   lora_rank: z.number().int().positive().nullish(),
+  train_unembed: z.boolean().nullish(),
+  train_mlp: z.boolean().nullish(),
+  train_attn: z.boolean().nullish(),
 });
+export type WeightsInfo = z.infer<typeof weightsInfoResponseSchema>;
+/** GET training_runs/{id}/checkpoints/{kind}/{name}/archive answered 200 (the SDK's "future" contract; else a 302) */
+export const checkpointArchiveUrlResponseSchema = z.object({ url: z.string().min(1), expires: z.union([z.string(), z.number()]).nullish() });
 export const getServerCapabilitiesResponseSchema = z.object({
   supported_models: z.array(
     z.object({
