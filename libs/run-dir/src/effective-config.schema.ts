@@ -17,5 +17,7 @@ export const effectiveConfigSchema = jsonObject({
   data: jsonObject({ dataset: jsonObject({ name: z.string() }), n_train: z.number().int().nonnegative(), n_test: z.number().int().nonnegative() }),
   backend: z.enum(['embedded', 'tinker']),
   services: z.enum(['spawn', 'external']),
+  /** written by the shared initialisation when the service refused the spec's seed at create_model */
+  lora_seed: jsonObject({ requested: z.number().int(), sent: z.boolean(), refusal: z.string().nullable() }).optional(),
 });
 export type EffectiveConfig = z.infer<typeof effectiveConfigSchema>;

@@ -10,6 +10,10 @@ export const adapterHashSchema = jsonObject({
   source: z.string(),
   /** the optimizer's step counter in the saved state (0: no update applied) */
   optimizer_step: z.number().int().nullable(),
+  /** the service gave no bytes: why, in one line (absent in runs before adapters were fetched over the wire) */
+  unavailable: z.string().nullable().optional(),
+  /** what the service's weights_info says of the checkpoint (a training state), the evidence that stands in */
+  weights_info: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 export type AdapterHash = z.infer<typeof adapterHashSchema>;
 
@@ -38,7 +42,13 @@ export type ArmRestore = z.infer<typeof armRestoreSchema>;
 export const sharedInitSchema = jsonObject({
   state_path: z.string(),
   sampler_path: z.string(),
-  lora: jsonObject({ base_model: z.string(), rank: z.number().int().positive(), seed: z.number().int() }),
+  lora: jsonObject({
+    base_model: z.string(),
+    rank: z.number().int().positive(),
+    seed: z.number().int(),
+    /** the service refused the seed at create_model: the state was created without it (why, one line) */
+    seed_refused: z.string().nullable().optional(),
+  }),
   fixed_batch_sha256: z.string(),
   /** the adapter in the shared state as saved */
   adapter: adapterHashSchema,

@@ -3,12 +3,15 @@
 // read back on resume, by the evaluation, the record, rx export and rx report.
 import { z } from 'zod';
 import { jsonObject } from './json-object';
+import { adapterHashSchema } from './shared-init.schema';
 
 export const finalWeightsSchema = jsonObject({
   sampler_path: z.string(),
   /** the training state the trainer saved with the last step */
   state_path: z.string(),
   note: z.string(),
+  /** the adapter of the final sampler weights (absent in runs before adapters were fetched over the wire) */
+  adapter: adapterHashSchema.optional(),
 });
 export type FinalWeights = z.infer<typeof finalWeightsSchema>;
 

@@ -12,7 +12,7 @@ import type { ExperimentSpec } from '@rx/spec';
 import { REPO_ROOT } from '../infra/repo-root';
 import { observationFiles } from '../phases/record/record.phase';
 import { sha256Hex, sha256Json } from '../run/canonical-json';
-import { BASE_EVAL_NAME, readRunFileIfExists, readRunLines, RunDir, RunFileError, type ArmTraining, type EvaluationResult, type RunFileName, type RunFileType, type SharedInitResult } from '@rx/run-dir';
+import { BASE_EVAL_NAME, readRunFileIfExists, readRunLines, RunDir, RunFileError, type AdapterHash, type ArmTraining, type EvaluationResult, type RunFileName, type RunFileType, type SharedInitResult } from '@rx/run-dir';
 import { correctnessPaths, REVISION_FILES, SHIPPED_FILES_DIR } from './correctness-paths';
 import { exchangeFeasibility } from './exchange-feasibility';
 
@@ -61,6 +61,24 @@ function stepZero(dir: RunDir, t: ArmTraining): StepRecord | null {
   return readRunLines(dir, '<arm>/steps.jsonl', dir.stepsFile(t.arm)).find((r) => r.runId === t.run_id && r.step === 0) ?? null;
 }
 
+/** When the service gave no adapter bytes: the arms' identical outputs on the fixed batch, and weights_info. */
+function standInEvidence(init: SharedInitResult, weightsInfo: Record<string, unknown> | null): Record<string, unknown> {
+  const outputs = Object.fromEntries(Object.entries(init.arms).map(([arm, a]) => [arm, a.output_sha256]));
+  return { initial_output_sha256: outputs, identical: init.identical, fixed_batch_sha256: init.fixed_batch_sha256, weights_info: weightsInfo };
+}
+
+/** The exchange's `note`: a refused seed and adapter bytes that could not be hashed, with what stands in; null when neither. */
+function initializationNote(init: SharedInitResult, adapter: AdapterHash | null, standIn: Record<string, unknown> | null): string | null {
+  const parts: string[] = [];
+  if (init.lora.seed_refused) parts.push(`per-model seed ${init.lora.seed} refused by the service at create_model, so the shared state was created once without it`);
+  if (adapter && adapter.sha256 === null) {
+    const info = adapter.weights_info ? `; weights_info: ${adapter.weights_info['base_model'] ?? '?'}, LoRA rank ${adapter.weights_info['lora_rank'] ?? '?'}` : '';
+    const out = standIn ? `; stand-in: the same initial output ${String(Object.values(init.arms)[0]?.output_sha256 ?? '').slice(0, 12)}… on ${Object.keys(init.arms).length} arms${init.identical ? '' : ' (NOT identical)'}` : '';
+    parts.push(`adapter bytes could not be hashed: ${adapter.unavailable ?? adapter.source}${out}${info}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
 function initialization(dir: RunDir, spec: ExperimentSpec, expected: ExpectedRun, init: SharedInitResult, training: Record<string, ArmTraining>): ExchangeRecord['initialization_provenance'] {
   const arms: ExchangeRecord['initialization_provenance']['arms'] = {};
   for (const { name, optimizer } of expected.arms) {
@@ -88,6 +106,10 @@ function initialization(dir: RunDir, spec: ExperimentSpec, expected: ExpectedRun
       first_update: first ? { run_id: first.runId, committed_at: first.committedAt, learning_rate: first.learningRate, optimizer_step: first.optimizerStep } : null,
       optimizer_step_after_restore: restore?.adapter.optimizer_step ?? null,
     };
+    // what the exchange cannot check here, in its own terms (the note), and the evidence that stands in
+    const standIn = restore && restore.adapter.sha256 === null ? standInEvidence(init, restore.adapter.weights_info ?? null) : null;
+    const note = initializationNote(init, restore?.adapter ?? null, standIn);
+    Object.assign(evidence, { seed_refused: init.lora.seed_refused ?? null, adapter_unavailable: restore?.adapter.unavailable ?? null, weights_info: restore?.adapter.weights_info ?? null, stand_in_evidence: standIn });
     dir.writeJson(dir.path(ref), evidence);
     arms[name] = {
       initialization: {
@@ -101,6 +123,8 @@ function initialization(dir: RunDir, spec: ExperimentSpec, expected: ExpectedRun
         source: restore?.adapter.source ?? 'no restore evidence in shared-init.json',
         evidence_ref: ref,
         before_first_update: before,
+        ...(note ? { note } : {}),
+        ...(standIn ? { stand_in_evidence: standIn } : {}),
       },
       restore_count: evidence.restore_count,
       optimizer_checks: [
@@ -218,7 +242,7 @@ export function buildExchangeRecord(root: string): { file: string; record: Excha
     }),
     checkpoints: [
       { arm: SHARED_INIT_ARM, step: 0, uri: init.state_path, adapter_sha256: init.adapter?.sha256 ?? null },
-      ...Object.values(training).map((t) => ({ arm: t.arm, step: t.steps, uri: t.final.sampler_path })),
+      ...Object.values(training).map((t) => ({ arm: t.arm, step: t.steps, uri: t.final.sampler_path, ...(t.final.adapter ? { adapter_sha256: t.final.adapter.sha256 } : {}) })),
     ],
     per_arm_metrics: Object.fromEntries(models.map((m) => [m.model, { accuracy: m.accuracy }])),
     verdict_report: {

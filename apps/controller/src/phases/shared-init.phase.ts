@@ -6,16 +6,28 @@
 // and the bit-for-bit sha256 beside it. The same state's sampler weights are the "base"
 // model of the evaluation (LoRA at its initial state). Per arm, the restore itself is evidence too: the path loaded,
 // that the load succeeded, the adapter's sha256 in the state the arm's client holds right after it (saved again
-// and hashed where the backend's bytes can be read, see adapter-hash.ts) and the optimizer step it restored.
+// and its adapter hashed from the checkpoint's archive over the wire, see adapter-hash.ts) and the optimizer step
+// it restored. A service that refuses the spec's per-model seed gets the model created once without it (the Tinker
+// client does that); shared-init.json, effective-config.json and the record say so.
 import type { Datum } from '@rx/backend';
 import { buildDatum } from '@rx/pipeline';
 import { sameOutputTolerance } from '@rx/spec';
 import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
 import { loraFor } from '../experiment/step-schedule';
 import { sha256Json } from '../run/canonical-json';
-import { writeRunFile, type ArmRestore, type SharedInitResult } from '@rx/run-dir';
+import { readRunFile, writeRunFile, type ArmRestore, type SharedInitResult } from '@rx/run-dir';
 import { adapterHash } from './adapter-hash';
 import { compareSameOutput, describeSameOutput, worseOf } from './same-output';
+
+/**
+ * The service refused the spec's seed at create_model (the model was created once without it): effective-config.json
+ * says so, since the seed no longer decides the initial adapter.
+ */
+function amendEffectiveSeed(ctx: Pick<ExperimentContext, 'dir' | 'progress'>, requested: number, refusal: string): void {
+  const effective = readRunFile(ctx.dir, 'effective-config.json');
+  writeRunFile(ctx.dir, 'effective-config.json', { ...effective, lora_seed: { requested, sent: false, refusal } });
+  ctx.progress.warn(`the service refused the per-model seed ${requested}: the shared initial state was created without it (effective-config.json lora_seed)`);
+}
 
 /** Eight training prompts with a short fixed completion each, rendered by the run's renderer (valid tokens for the model). */
 export function initProbeDatums(ctx: Pick<ExperimentContext, 'renderer' | 'data'>): Datum[] {
@@ -46,7 +58,7 @@ export async function runSharedInit(ctx: Pick<ExperimentContext, 'spec' | 'backe
     const loaded_at = new Date().toISOString();
     const resaved_state_path = await client.saveState(`${name}-${arm.name}-restored`);
     const out = await client.forwardBackward(datums, 'importance_sampling');
-    const restore: ArmRestore = { loaded_state_path: state_path, load_succeeded: true, restore_count: 1, resaved_state_path, adapter: adapterHash(ctx.dir, resaved_state_path), loaded_at };
+    const restore: ArmRestore = { loaded_state_path: state_path, load_succeeded: true, restore_count: 1, resaved_state_path, adapter: await adapterHash(ctx.backend, resaved_state_path), loaded_at };
     arms[arm.name] = { output_sha256: sha256Json(out.logprobs), restore };
     outputs.push(out.logprobs);
   }
@@ -56,15 +68,19 @@ export async function runSharedInit(ctx: Pick<ExperimentContext, 'spec' | 'backe
   const result: SharedInitResult = {
     state_path,
     sampler_path,
-    lora: { base_model: lora.baseModel, rank: lora.rank, seed: lora.seed },
+    lora: { base_model: lora.baseModel, rank: lora.rank, seed: lora.seed, seed_refused: init.seedRefused ?? null },
     fixed_batch_sha256: sha256Json(datums),
-    adapter: adapterHash(ctx.dir, state_path),
+    adapter: await adapterHash(ctx.backend, state_path),
     arms,
     identical: hashes.size === 1,
     same_output,
     probe_logprobs: outputs[0],
   };
+  if (init.seedRefused) amendEffectiveSeed(ctx, lora.seed, init.seedRefused);
   writeRunFile(ctx.dir, 'shared-init.json', result);
+  for (const [what, a] of [['shared state', result.adapter], ...Object.entries(arms).map(([n, x]) => [`${n} restored`, x.restore.adapter] as const)] as const) {
+    if (a.sha256 === null) ctx.progress.warn(`adapter of the ${what}: no bytes from the service (${a.unavailable ?? a.source}); the record names the evidence that stands in`);
+  }
   const bitwise = result.identical ? 'bit-identical' : `hashes ${[...hashes].map((h) => h.slice(0, 12)).join(' / ')}`;
   ctx.progress.info(`shared initialisation: ${state_path}; arms' outputs ${bitwise}; ${describeSameOutput(same_output)}: ${same_output.pass ? 'the same' : 'DIFFER'}`);
   if (!same_output.pass) {

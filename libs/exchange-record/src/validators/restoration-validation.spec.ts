@@ -30,6 +30,29 @@ describe('restoration_validation', () => {
     expect(msg).toMatch(/loaded embedded:\/\/states\/other, not embedded:\/\/states\/run-init/);
   });
 
+  it('says in one issue for all arms what is needed when the only gap is the adapter hash the service could not give', () => {
+    const r = intactRecord();
+    r.record.checkpoints[0].adapter_sha256 = null;
+    for (const arm of ['grpo_gs8', 'gs1_kernel'] as const) {
+      const i = r.record.initialization_provenance.arms[arm].initialization;
+      i.adapter_sha256 = null;
+      (i as Record<string, unknown>).note = 'adapter bytes could not be hashed: GET …/archive answered HTTP 404';
+      const ref = `exchange/init/${arm}.json`;
+      r.texts[ref] = JSON.stringify({ ...(JSON.parse(r.texts[ref]) as object), adapter_sha256: null });
+    }
+    expect(only(r)).toEqual({
+      validator: 'restoration_validation',
+      status: 'unverified',
+      issues: [
+        'grpo_gs8, gs1_kernel: missing or duplicate arm evidence (no adapter_sha256: needs the sha256 of the adapter bytes each arm restored; the record says: adapter bytes could not be hashed: GET …/archive answered HTTP 404).',
+      ],
+    });
+    // without a note, or with another gap besides, each arm keeps its own issue
+    delete (r.record.initialization_provenance.arms.gs1_kernel.initialization as Record<string, unknown>).note;
+    r.record.initialization_provenance.arms.grpo_gs8.restore_count = 2;
+    expect(only(r).issues.filter((x) => x.includes('missing or duplicate')).map((x) => x.split(':')[0])).toEqual(['grpo_gs8', 'gs1_kernel']);
+  });
+
   it("fails when an arm's adapter is not the shared init's", () => {
     const r = intactRecord();
     r.record.checkpoints[0].adapter_sha256 = 'e'.repeat(64);

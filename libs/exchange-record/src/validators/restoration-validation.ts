@@ -74,6 +74,8 @@ export function restorationValidation(record: ExchangeRecord, evidence: RecordEv
     if (ref) refs.set(ref, [...(refs.get(ref) ?? []), name]);
   }
   const complete: string[] = [];
+  /** arms whose only gap is the adapter hash, by the record's note on why (one line for them all: what is needed) */
+  const adapterOnly = new Map<string, string[]>();
   for (const { name, optimizer } of evidence.expected.arms) {
     const a = arms[name];
     if (!a) {
@@ -84,9 +86,14 @@ export function restorationValidation(record: ExchangeRecord, evidence: RecordEv
     const ref = a.initialization.evidence_ref;
     if (ref && (refs.get(ref)?.length ?? 0) > 1) missing.push(`evidence file ${ref} shared with ${refs.get(ref)?.filter((n) => n !== name).join(', ')}`);
     if (sharedAdapter !== null && a.initialization.adapter_sha256 !== sharedAdapter) missing.push(`adapter_sha256 is not the shared init's ${sharedAdapter.slice(0, 12)}…`);
-    if (missing.length > 0) issues.push(`${name}: missing or duplicate arm evidence (${missing.join('; ')}).`);
+    const note = typeof a.initialization['note'] === 'string' ? a.initialization['note'] : null;
+    if (missing.length === 1 && missing[0] === 'no adapter_sha256' && note) adapterOnly.set(note, [...(adapterOnly.get(note) ?? []), name]);
+    else if (missing.length > 0) issues.push(`${name}: missing or duplicate arm evidence (${missing.join('; ')}).`);
     else complete.push(name);
     issues.push(...optimizerIssues(name, a, optimizer));
+  }
+  for (const [note, names] of adapterOnly) {
+    issues.unshift(`${names.join(', ')}: missing or duplicate arm evidence (no adapter_sha256: needs the sha256 of the adapter bytes ${names.length > 1 ? 'each arm' : 'the arm'} restored; the record says: ${note}).`);
   }
   // one shared state: every arm's adapter, fixed batch and output on it are the same (the output bit for bit, or
   // within the tolerance the record states with the difference it measured)
