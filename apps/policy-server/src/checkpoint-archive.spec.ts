@@ -26,7 +26,7 @@ function tempDir(): string {
 }
 
 function tinkerClient(baseUrl: string, warn: (m: string) => void = () => undefined): TinkerBackend {
-  const tinker = new TinkerBackend({ baseUrl, apiKey: API_KEY, retries: 1, retryBaseDelayMs: 5, retryMaxDelayMs: 10, timing: { appRetryBudgetMs: 50 }, logger: { warn } });
+  const tinker = new TinkerBackend({ baseUrl, apiKey: API_KEY, retries: 1, retryBaseDelayMs: 5, retryMaxDelayMs: 10, timing: { stuckTimeoutMs: 50 }, logger: { warn } });
   cleanups.push(() => tinker.close());
   return tinker;
 }
