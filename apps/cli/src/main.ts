@@ -39,6 +39,22 @@ const commands: Record<string, Command> = {
     ].join('\n'),
     load: () => import('./commands/decide.command'),
   },
+  plan: {
+    summary: 'plan <spec.json> [--from-run DIR] [--backend embedded|tinker] [--json]: power and cost before running',
+    help: [
+      "Before anything is spent: what the spec's decision can conclude and what the run will cost, against its budget.",
+      'Per bound (the pre-registered one, the others labelled exploratory): half-width, the smallest observed effect',
+      'that concludes, power at true effects 0, +0.01, +0.03 and the margin under a stated discordance rate. Cost: sampled,',
+      'prefill and trained tokens per arm and in all, forward_backward / optim_step / sample calls, checkpoints, wall time,',
+      'money where the pinned price table (libs/plan/src/price-table.ts) has a sourced entry. Exit 0 within budget, 3 over it.',
+      "  --from-run DIR          a run's discordance (its evaluation, else its dev accuracies), completion length and timing",
+      '  --backend B             embedded or tinker (default: from the spec\'s base model)',
+      '  --json                  one JSON object',
+      '  --prompt-tokens N       prompt tokens per item (default: max_seq_len - max_tokens, an upper bound)',
+      '  --sampled-tokens N      sampled tokens per completion (default: the run\'s mean, else max_tokens)',
+    ].join('\n'),
+    load: () => import('./commands/plan.command'),
+  },
   grade: {
     summary: 'grade --input completions.jsonl',
     help: 'GSM8K grading and the env reward of each completion, one JSON line each.',

@@ -190,6 +190,21 @@ export function pilotSettings(_spec: ExperimentSpec): PilotSettings {
   return { steps: 2, maxWallMinutes: 10, heldoutPrompts: 64, heldoutSamplesPerPrompt: 8 };
 }
 
+export interface DevEvalSettings {
+  /** the fixed dev sample: train items that are neither RL prompts nor test items */
+  items: number;
+  /** each arm is scored on it after every `every` updates and at its final weights */
+  every: number;
+}
+
+/** the dev-accuracy curve rx adds to every run (not spec fields): 128 dev items, every 10 updates */
+export const DEV_EVAL_ITEMS = 128;
+export const DEV_EVAL_EVERY = 10;
+
+export function devEvalSettings(_spec: ExperimentSpec): DevEvalSettings {
+  return { items: DEV_EVAL_ITEMS, every: DEV_EVAL_EVERY };
+}
+
 export interface SamplingSettings {
   maxTokens: number;
   temperature: number;

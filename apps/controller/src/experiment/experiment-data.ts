@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { arithDataset, assertDevDisjoint, DEV_SPLIT_SIZE, devSplit, loadGsm8k, takeTrainPrompts, type Problem } from '@rx/datasets';
-import type { ExperimentSpec } from '@rx/spec';
+import { DEV_EVAL_ITEMS, type ExperimentSpec } from '@rx/spec';
 import { sha256Json } from '../run/canonical-json';
 
 /** the seed of the arith generator (its train/test split); the pretraining script uses the same */
@@ -13,7 +13,7 @@ export const ARITH_DATASET_SEED = 0;
 /** the spec's shuffle of the train split ("a fixed seed-0 shuffled order") */
 export const TRAIN_SHUFFLE_SEED = 0;
 /** the fixed dev sample the training phase scores: the first items of the dev split (the tail of the train order) */
-export const DEV_SAMPLE_SIZE = 128;
+export const DEV_SAMPLE_SIZE = DEV_EVAL_ITEMS;
 
 export interface ExperimentData {
   /** training prompts in draw order */

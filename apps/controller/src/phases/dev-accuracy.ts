@@ -1,12 +1,13 @@
 // Greedy accuracy of an arm on the run's fixed dev sample (train items that are neither RL prompts nor test items)
 // after every DEV_EVAL_EVERY updates and at its final weights: what the report plots to show an arm learning.
 // Computed during the training phase, on dev, never on test, with the evaluation's own decoding and grading.
+import { DEV_EVAL_EVERY } from '@rx/spec';
 import type { ExperimentContext } from '../experiment/experiment-context';
 import { evaluateItems } from './evaluation/evaluator';
 import { evaluatorIdentity } from './evaluation/evaluation.phase';
 import type { DevAccuracyPoint } from '@rx/run-dir';
 
-export const DEV_EVAL_EVERY = 10;
+export { DEV_EVAL_EVERY };
 
 /** the weights to score: the sampler weights of steps 0, 10, 20, ... (each taken before that step's update) and the final ones */
 export function devEvalPoints(checkpoints: ReadonlyArray<{ step: number; sampler_path: string }>, finalSamplerPath: string, steps: number): Array<{ updates: number; sampler_path: string }> {

@@ -1,0 +1,6 @@
+export * from './plan';
+export * from './plan-cost';
+export * from './plan-decision';
+export * from './plan-text';
+export * from './price-table';
+export * from './timing-table';
