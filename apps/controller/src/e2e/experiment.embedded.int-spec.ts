@@ -189,6 +189,19 @@ function samples(families: Map<string, ParsedFamily>, name: string): Array<{ lab
         const nonzero = samples(scrapes.last[service]!, 'rx_step_nonzero_advantage_ratio').find((s) => s.labels.arm === arm)?.value;
         expect([service, arm, logged.some((s) => s.gate.fracNonzeroAdvantage === nonzero)]).toEqual([service, arm, true]);
       }
+      // the batch-signal gauges of the trainer and the controller are values of the arm's metrics.jsonl lines
+      const metricLines = [
+        ...pilot.pilots.flatMap((p) => (existsSync(path.join(out, p.dir, arm, 'metrics.jsonl')) ? jsonLines<Record<string, number>>(path.join(out, p.dir, arm, 'metrics.jsonl')) : [])),
+        ...jsonLines<Record<string, number>>(path.join(out, arm, 'metrics.jsonl')),
+      ];
+      for (const service of ['trainer', 'controller'] as const) {
+        for (const [gauge, key] of [['rx_step_reward_zero_std_ratio', 'rx/frac_reward_zero_std'], ['rx_step_clipped_completions_ratio', 'rx/completions/clipped_ratio'], ['rx_step_reward_std', 'rx/reward/std']] as const) {
+          const v = samples(scrapes.last[service]!, gauge).find((s) => s.labels.arm === arm)?.value;
+          expect([service, arm, gauge, v !== undefined && metricLines.some((l) => l[key] === v)]).toEqual([service, arm, gauge, true]);
+        }
+        const max = samples(scrapes.last[service]!, 'rx_step_completion_length_tokens').find((s) => s.labels.arm === arm && s.labels.stat === 'max')?.value;
+        expect([service, arm, metricLines.some((l) => l['rx/completions/max_length'] === max)]).toEqual([service, arm, true]);
+      }
       for (const [service, stage] of [['sampler', 'sample'], ['grader', 'grade'], ['advantage', 'advantage'], ['trainer', 'train']] as const) {
         const n = samples(scrapes.last[service]!, 'rx_rollouts_processed_total').find((s) => s.labels.arm === arm && s.labels.stage === stage)?.value ?? 0;
         expect([service, arm, n > 0]).toEqual([service, arm, true]);
