@@ -1,9 +1,9 @@
-// Child processes of a benchmark (the pipeline services' real main.ts, the policy server): started as the
-// Dockerfile starts them (node -r ./tools/register.js <script>), ready when they log a JSON `ready` line with
+// Child processes of a benchmark (the pipeline services' real main.ts, the policy server): started by
+// @rx/local-stack as the Dockerfile starts them (node -r ./tools/register.js <script>), ready when they log a JSON `ready` line with
 // their URL, stopped with SIGTERM (SIGKILL after a grace period). Their memory is read from /proc/<pid>/status.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { REPO_ROOT } from './benchmarks-doc';
+import { startNodeProcess as startLocalProcess, startNodeProcesses as startLocalProcesses, type NodeProcess } from '@rx/local-stack';
 
 export interface BenchProcess {
   readonly name: string;
@@ -15,61 +15,20 @@ export interface BenchProcess {
   stop(graceMs?: number): Promise<number | null>;
 }
 
-/** environment without the variables a service reads, so the parent's settings never leak into a child */
-function cleanEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !/^(REDIS_URL|RX_|PORT$|HOST$|TINKER_)/.test(e[0])));
+/** a service or entry point that logs a JSON `ready` line, started by @rx/local-stack (it ends with the bench) */
+export async function startNodeProcess(name: string, script: string, env: Record<string, string>, readyTimeoutMs = 120_000): Promise<BenchProcess> {
+  return asBenchProcess(await startLocalProcess({ name, entry: script, env, readyTimeoutMs }));
 }
 
-export function startNodeProcess(name: string, script: string, env: Record<string, string>, readyTimeoutMs = 120_000): Promise<BenchProcess> {
-  const child = spawn(process.execPath, ['-r', './tools/register.js', script], { cwd: REPO_ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise<BenchProcess>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${name} did not log 'ready' within ${readyTimeoutMs} ms:\n${out.slice(-3000)}`));
-    }, readyTimeoutMs);
-    let pending = '';
-    let ready = false;
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      pending += d.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) {
-        if (ready) continue;
-        let event: { event?: string; url?: string } = {};
-        try {
-          event = JSON.parse(line) as typeof event;
-        } catch {
-          continue;
-        }
-        if (event.event !== 'ready' || !event.url) continue;
-        ready = true;
-        clearTimeout(timer);
-        resolve({
-          name,
-          url: event.url,
-          pid: child.pid!,
-          child,
-          output: () => out,
-          stop: async (graceMs = 15_000) => {
-            if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-            child.kill('SIGTERM');
-            const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
-            const code = await exited;
-            clearTimeout(kill);
-            return code;
-          },
-        });
-      }
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      if (!ready) reject(new Error(`${name} exited with ${code} before it was ready:\n${out.slice(-3000)}`));
-    });
-  });
+function asBenchProcess(p: NodeProcess): BenchProcess {
+  return {
+    name: p.name,
+    url: p.url ?? '',
+    pid: p.pid,
+    child: p.child,
+    output: () => p.output(Number.MAX_SAFE_INTEGER),
+    stop: async (graceMs = 15_000) => (await p.stop(graceMs)).code,
+  };
 }
 
 export interface ProcessMemory {
@@ -97,14 +56,7 @@ export async function stopAll(processes: readonly BenchProcess[]): Promise<void>
 
 /** starts every process in parallel; if one fails, stops the others and throws its error */
 export async function startNodeProcesses(specs: ReadonlyArray<{ name: string; script: string; env: Record<string, string> }>): Promise<BenchProcess[]> {
-  const started = await Promise.allSettled(specs.map((s) => startNodeProcess(s.name, s.script, s.env)));
-  const ok = started.filter((s): s is PromiseFulfilledResult<BenchProcess> => s.status === 'fulfilled').map((s) => s.value);
-  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) {
-    await stopAll(ok);
-    throw failed.reason;
-  }
-  return ok;
+  return (await startLocalProcesses(specs.map((s) => ({ name: s.name, entry: s.script, env: s.env, readyTimeoutMs: 120_000 })))).map(asBenchProcess);
 }
 
 let clockTicks: number | undefined;

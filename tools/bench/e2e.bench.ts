@@ -2,9 +2,9 @@
 // run directory, timed, its phase breakdown read from the run's record.json (wall_seconds per phase), and the
 // peak resident memory of every process it starts (VmHWM, sampled every 2 s over the process tree). A run that
 // does not finish within --max-minutes is stopped with SIGTERM; the phases it completed come from state.json.
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
+import { launchNodeChild } from '@rx/local-stack';
 import { readRunFileIfExists, RunDir } from '@rx/run-dir';
 import { parseNumericFlags } from './bench-args';
 import { processMemory } from './bench-process';
@@ -71,10 +71,10 @@ export const e2eBenchmark: Benchmark = {
     mkdirSync(path.dirname(outDir), { recursive: true });
     const logFile = `${outDir}.log`;
     const log = openSync(logFile, 'w');
-    const args = ['-r', './tools/register.js', 'apps/cli/src/main.ts', 'run', '--spec', SPEC, '--out', outDir, '--port', 'off'];
+    const args = ['run', '--spec', SPEC, '--out', outDir, '--port', 'off'];
     const t0 = performance.now();
     // its own process group, so a run stopped for time takes its services with it
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', log, log], detached: true });
+    const child = launchNodeChild({ entry: 'apps/cli/src/main.ts', args, stdio: ['ignore', log, log], detached: true });
     const peaks = new Map<string, number>();
     const sampleMemory = () => {
       for (const pid of [child.pid!, ...descendants(child.pid!)]) {

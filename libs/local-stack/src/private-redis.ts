@@ -19,6 +19,8 @@ export interface PrivateRedisOptions {
   /** started again on the same port and data when it crashes (default false: it exits, and close() resolves) */
   restartOnCrash?: boolean;
   password?: string;
+  /** default: a free one (a restart on the same data passes the port and password it had) */
+  port?: number;
   /** how long it may take to answer (default 10 s) */
   startTimeoutMs?: number;
 }
@@ -60,7 +62,7 @@ export function redisServerOnPath(): boolean {
 
 export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   if (!redisServerOnPath()) throw new PrivateRedisError('redis-server is not on PATH (apt-get install redis-server, brew install redis)');
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const password = opts.password ?? randomBytes(16).toString('hex');
   const url = `redis://:${password}@127.0.0.1:${port}`;
   const lines = [`port ${port}`, 'bind 127.0.0.1', `requirepass ${password}`, 'save ""', 'maxmemory-policy noeviction'];
