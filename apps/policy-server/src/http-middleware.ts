@@ -34,7 +34,11 @@ export function bodyErrorMiddleware(config: PolicyServerConfig) {
     const e = err as { type?: string; status?: number; message?: string; length?: number };
     if (e?.type === 'entity.too.large') {
       res.status(413).json({
-        error: `request body of ${e.length ?? 'more than'} bytes exceeds the limit of ${config.maxBodyBytes} bytes (RX_POLICY_MAX_BODY_BYTES)`,
+        // a compressed body is stopped as it inflates, before its whole length is known
+        error:
+          e.length !== undefined
+            ? `request body of ${e.length} bytes exceeds the limit of ${config.maxBodyBytes} bytes (RX_POLICY_MAX_BODY_BYTES)`
+            : `request body exceeds the limit of ${config.maxBodyBytes} bytes once decompressed (RX_POLICY_MAX_BODY_BYTES)`,
       });
       return;
     }

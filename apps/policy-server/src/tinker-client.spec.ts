@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import {
   InMemoryPolicyBackend,
   TinkerApiError,
@@ -338,6 +339,20 @@ describe('TinkerBackend against the policy server', () => {
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/exceeds the limit of 2000 bytes \(RX_POLICY_MAX_BODY_BYTES\)/);
     expect(retries).toEqual([]);
+  });
+
+  it('answers a gzip bomb (a small body that inflates past the limit) with 413 naming the limit', async () => {
+    const { server } = await serve({ maxBodyBytes: 2000, apiKey: 'bomb-key-123' });
+    const body = zlib.gzipSync(Buffer.from(`{"pad":"${' '.repeat(1_000_000)}"}`));
+    expect(body.length).toBeLessThan(2000);
+    const res = await fetch(`${server.url}/api/v1/create_model`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': 'bomb-key-123' },
+      body,
+    });
+    expect(res.status).toBe(413);
+    const answer = (await res.json()) as { error: string };
+    expect(answer.error).toBe('request body exceeds the limit of 2000 bytes once decompressed (RX_POLICY_MAX_BODY_BYTES)');
   });
 
   it('refuses a wrong API key with 401 and never shows the key', async () => {

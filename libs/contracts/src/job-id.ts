@@ -2,9 +2,23 @@
 import type { StageName } from './stage-name';
 import type { StepHeader } from './step-header.schema';
 
-// id = `<run>-<arm>-<step>-<stage>` (arm has no '-', so the last three fields parse back unambiguously)
-export function jobIdFor(header: StepHeader, stage: StageName): string {
-  return `${header.runId}-${header.arm}-${header.step}-${stage}`;
+// id = `<run>-<arm>-<step>-<stage>[-a<n>]` (arm has no '-', so the last three fields parse back unambiguously); the
+// chain suffix `-a<n>` names a step requested again by attempt n of a run after its earlier chain died (a dead job
+// keeps its id, and BullMQ would drop a new job under it); every job of that chain carries it (chainOfJobId)
+export function jobIdFor(header: StepHeader, stage: StageName, chain = ''): string {
+  return `${header.runId}-${header.arm}-${header.step}-${stage}${chain}`;
+}
+
+/** the suffix `-a<n>` of a step request's chain, for `attempt` n of a run */
+export function chainSuffix(attempt: number): string {
+  return `-a${attempt}`;
+}
+
+// the chain suffix of a step's job id: '' for the first chain of a step, `-a<n>` for a later one
+const CHAIN = /-(?:prepare|sample|grade|advantage|train|complete)(-a\d{1,6})(?:-|$)/;
+
+export function chainOfJobId(jobId: string | undefined): string {
+  return (jobId && CHAIN.exec(jobId)?.[1]) || '';
 }
 
 // `<run>-<arm>-<step>-<stage>[-...]` back to its header (arms have no '-'; a run id may); null for any other id

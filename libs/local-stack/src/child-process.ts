@@ -3,7 +3,7 @@
 // opens it close-on-exec, so no other child inherits it). When this process ends, however it ends (SIGKILL and the
 // OOM killer included), the kernel closes the write end, the child reads EOF and exits (lifeline.ts): a process tree
 // with one owner, on Linux and macOS alike. A Node child watches it through the `-r lifeline.preload.ts` that
-// launchNode adds; anything else is started under redis-guard.ts, which watches it for that child.
+// launchNode adds; anything else is started under redis-guard.js, which watches it for that child.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import * as path from 'node:path';
 import { LIFELINE_FD_ENV } from './lifeline';
@@ -74,14 +74,12 @@ export interface NodeChildOptions extends Omit<ChildOptions, 'command' | 'args'>
   args?: readonly string[];
   /** node flags before the entry point (e.g. a heap cap) */
   nodeArgs?: readonly string[];
-  /** the entry watches the lifeline itself (watchLifeline), to stop what it started first: no preload */
-  watchesOwnLifeline?: boolean;
 }
 
 /** A Node entry point started as the Dockerfile starts a service (node -r ./tools/register.js <entry>), with its lifeline watched. */
 export function launchNodeChild(opts: NodeChildOptions): ChildProcess {
   const register = path.join(REPO_ROOT, 'tools', 'register.js');
-  const watch = opts.lifeline === false || opts.watchesOwnLifeline ? [] : ['-r', path.join(__dirname, 'lifeline.preload.ts')];
+  const watch = opts.lifeline === false ? [] : ['-r', path.join(__dirname, 'lifeline.preload.ts')];
   const entry = path.isAbsolute(opts.entry) ? opts.entry : path.join(REPO_ROOT, opts.entry);
   const args = [...(opts.nodeArgs ?? []), '-r', register, ...watch, entry, ...(opts.args ?? [])];
   return launchChild({ command: process.execPath, args, cwd: opts.cwd, env: opts.env, stdio: opts.stdio, lifeline: opts.lifeline, detached: opts.detached });

@@ -1,13 +1,13 @@
 // A private redis-server for one run or one test, never a shared one: a free port on 127.0.0.1, a password of its
 // own (requirepass; the configuration goes in on stdin, so `ps` never shows it), and, given a directory, an
 // append-only file there, so that a restart (or a resumed run) finds every acknowledged write again. It runs under
-// redis-guard.ts, so it ends with the process that started it, however that ends.
+// redis-guard.js, so it ends with the process that started it, however that ends.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
-import { launchNodeChild } from './child-process';
+import { launchChild } from './child-process';
 import { freePort } from './free-port';
 import { onPath } from './on-path';
 
@@ -73,11 +73,11 @@ export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise
   } else {
     lines.push('appendonly no');
   }
-  const guard: ChildProcess = launchNodeChild({
-    entry: path.join(__dirname, 'redis-guard.ts'),
-    args: opts.restartOnCrash ? ['restart'] : [],
+  // plain node (no TypeScript register): the guard starts in milliseconds
+  const guard: ChildProcess = launchChild({
+    command: process.execPath,
+    args: [path.join(__dirname, 'redis-guard.js'), ...(opts.restartOnCrash ? ['restart'] : [])],
     stdio: ['pipe', 'ignore', 'inherit'],
-    watchesOwnLifeline: true,
   });
   guard.stdin?.end(`${lines.join('\n')}\n`);
   const exited = new Promise<void>((resolve) => {

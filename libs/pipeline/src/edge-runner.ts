@@ -11,6 +11,7 @@
 import {
   artefactEnvelopeSchema,
   isArtefactEnvelope,
+  chainOfJobId,
   jobIdFor,
   parseJobId,
   QUEUE_CATALOG,
@@ -171,11 +172,11 @@ export interface EdgeResult {
   next: string | null;
 }
 
-/** the job id of a payload sent on `queue`: `<run>-<arm>-<step>-<the stage consuming queue>` */
-export function nextJobId(queue: QueueName, header: StepHeader): string {
+/** the job id of a payload sent on `queue`: `<run>-<arm>-<step>-<the stage consuming queue>[<chain>]` */
+export function nextJobId(queue: QueueName, header: StepHeader, chain = ''): string {
   const stage: StageName | undefined = edgeOfQueue(queue)?.stage;
   if (!stage) throw new Error(`queue '${queue}' has no consumer in the pipeline graph`);
-  return jobIdFor(header, stage);
+  return jobIdFor(header, stage, chain);
 }
 
 /** One job of one edge, steps 1-4. */
@@ -185,7 +186,8 @@ export function runEdge<S extends PipelineService>(edge: EdgeOfService<S>, job: 
     const output = await e.run(payload, { deps: runner.deps, metrics: runner.metrics, job: { id: job.id, attemptsMade: job.attemptsMade } });
     if (output === null) return { next: null };
     const header = output as StepHeader;
-    const sent = await runner.queues.enqueue(e.produces, output, nextJobId(e.produces, header));
+    // a step requested again after its earlier chain died: every job of the new chain carries its suffix
+    const sent = await runner.queues.enqueue(e.produces, output, nextJobId(e.produces, header, chainOfJobId(job.id)));
     return { next: sent.jobId };
   });
 }

@@ -164,7 +164,14 @@ export function readRunDir(dir: string): RunData {
   if (!existsSync(path.join(root, RUN_FILE_NAMES.manifest)) && !existsSync(path.join(root, RUN_FILE_NAMES.record))) {
     throw new RunDirError(`${dir} is not a run directory (no ${RUN_FILE_NAMES.manifest} or ${RUN_FILE_NAMES.record}): pass the --out directory of an rx run`);
   }
-  return new RunDirReader(new RunDir(root)).read();
+  const data = new RunDirReader(new RunDir(root)).read();
+  // a report of nothing is no report: one line naming what could not be read
+  const readable = data.runId !== null || data.title !== null || data.status !== null || data.steps.length > 0 || data.evals.length > 0 || data.decision !== null || data.gateReports.length > 0;
+  if (!readable) {
+    const why = data.notes.slice(0, 3).join('; ') || 'no run file could be read';
+    throw new RunDirError(`nothing in ${dir} is readable as a run (${why}); no report was written`);
+  }
+  return data;
 }
 
 class RunDirReader {

@@ -32,6 +32,10 @@ const attemptSchema = z.object({
   message: z.string().nullable(),
   /** sha256 over the run's source files when this attempt started */
   codeSha256: z.string().nullable(),
+  /** sha256 over the files that decide what the run computes (sources less tests and docs, models, the lock file) */
+  codeRelevantSha256: z.string().optional(),
+  /** what changed since the run started that this attempt resumed anyway (rx run --resume --accept-changes): its revision */
+  acceptedChanges: z.array(z.string()).optional(),
 });
 
 const armStateSchema = z.object({
@@ -115,11 +119,11 @@ export class RunStateStore {
     });
   }
 
-  beginAttempt(resumed: boolean, codeSha256: string | null): void {
+  beginAttempt(resumed: boolean, codeSha256: string | null, acceptedChanges: string[] = [], codeRelevantSha256?: string): void {
     this.update((s) => {
       s.status = 'running';
       s.reason = null;
-      s.attempts.push({ startedAt: new Date().toISOString(), endedAt: null, resumed, outcome: 'running', message: null, codeSha256 });
+      s.attempts.push({ startedAt: new Date().toISOString(), endedAt: null, resumed, outcome: 'running', message: null, codeSha256, ...(codeRelevantSha256 ? { codeRelevantSha256 } : {}), ...(acceptedChanges.length > 0 ? { acceptedChanges } : {}) });
     });
   }
 

@@ -69,4 +69,15 @@ describe('rx report', () => {
     }
     expect(existsSync(path.join(notRun, 'report.html'))).toBe(false);
   });
+
+  it('refuses a run directory where nothing is readable in one line, exit 2, and writes no empty report', async () => {
+    const garbage = path.join(work, 'garbage');
+    mkdirSync(garbage);
+    for (const f of ['run.json', 'state.json', 'record.json', 'spec.json']) writeFileSync(path.join(garbage, f), '{ not json');
+    const r = await rx(['report', garbage]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^rx: nothing in ${garbage.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is readable as a run \\(.*run\\.json.*\\); no report was written\n$`));
+    expect(existsSync(path.join(garbage, 'report.html'))).toBe(false);
+  });
 });

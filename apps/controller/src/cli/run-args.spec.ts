@@ -22,4 +22,15 @@ describe('rx run flags', () => {
     expect(() => parseRunArgs(['--resume', 'a', '--out', 'b'])).toThrow(/drop --out/);
     expect(() => parseRunArgs(['--spec', 's', '--port', 'x'])).toThrow(/--port must be/);
   });
+
+  it('keeps the hint of --port for a negative port (parseArgs would take -1 for an option)', () => {
+    expect(() => parseRunArgs(['--spec', 's', '--port', '-1'])).toThrow(/^--port must be a port number \(0 for any free one\) or 'off', got '-1'$/);
+    expect(() => parseRunArgs(['--spec', 's', '--port=-1'])).toThrow(/^--port must be a port number \(0 for any free one\) or 'off', got '-1'$/);
+  });
+
+  it('takes --accept-changes with --resume only', () => {
+    expect(parseRunArgs(['--resume', 'runs/x', '--accept-changes'])).toMatchObject({ resumeDir: 'runs/x', acceptChanges: true });
+    expect(parseRunArgs(['--resume', 'runs/x']).acceptChanges).toBeUndefined();
+    expect(() => parseRunArgs(['--spec', 's', '--accept-changes'])).toThrow(/--accept-changes is for --resume/);
+  });
 });

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { RunUserError, type BackendKind, type ServicesMode } from '../experiment/run-options';
 
 export const RUN_USAGE =
-  'usage: rx run --spec <spec.json> [--backend embedded|tinker] [--services spawn|external] [--out <dir>] [--override <json-file>] [--port <n>|off] | rx run --resume <dir>';
+  'usage: rx run --spec <spec.json> [--backend embedded|tinker] [--services spawn|external] [--out <dir>] [--override <json-file>] [--port <n>|off] | rx run --resume <dir> [--accept-changes]';
 
 export interface RunArgs {
   specPath?: string;
@@ -14,15 +14,29 @@ export interface RunArgs {
   services: ServicesMode;
   /** undefined: PORT from the environment; null: no HTTP server */
   httpPort?: number | null;
+  /** resume although the spec, effective configuration or code changed (recorded as a revision) */
+  acceptChanges?: boolean;
   /** hidden: the model a spawned policy server serves (tests use the in-memory test model) */
   policyBackend?: 'embedded' | 'memory' | 'hash-chain';
+}
+
+/** `--port -1`: parseArgs would take `-1` for an option of its own and lose the hint; a value it is, checked below */
+function joinNegativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--port' && i + 1 < argv.length && /^-\d/.test(argv[i + 1])) {
+      out.push(`--port=${argv[i + 1]}`);
+      i++;
+    } else out.push(argv[i]);
+  }
+  return out;
 }
 
 export function parseRunArgs(argv: string[]): RunArgs {
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv),
       options: {
         spec: { type: 'string' },
         backend: { type: 'string' },
@@ -32,10 +46,11 @@ export function parseRunArgs(argv: string[]): RunArgs {
         override: { type: 'string' },
         port: { type: 'string' },
         'policy-backend': { type: 'string' },
+        'accept-changes': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
-    }) as { values: Record<string, string | undefined> });
+    }) as unknown as { values: Record<string, string | undefined> });
   } catch (err) {
     throw new RunUserError(`${(err as Error).message.split('\n')[0].replace(/\.$/, '')}; ${RUN_USAGE}`);
   }
@@ -54,11 +69,14 @@ export function parseRunArgs(argv: string[]): RunArgs {
     services: oneOf('services', ['spawn', 'external'] as const) ?? 'spawn',
     policyBackend: oneOf('policy-backend', ['embedded', 'memory', 'hash-chain'] as const),
   };
+  // a boolean flag: parseArgs gives true
+  if ((values as Record<string, unknown>)['accept-changes'] === true) args.acceptChanges = true;
   if (values.port !== undefined) {
     if (values.port === 'off') args.httpPort = null;
     else if (/^\d+$/.test(values.port) && Number(values.port) <= 65535) args.httpPort = Number(values.port);
     else throw new RunUserError(`--port must be a port number (0 for any free one) or 'off', got '${values.port}'`);
   }
+  if (args.acceptChanges && !args.resumeDir) throw new RunUserError(`--accept-changes is for --resume (a run whose spec or code changed since it started); ${RUN_USAGE}`);
   if (args.resumeDir && args.outDir) throw new RunUserError(`--resume continues a run in its own directory; drop --out (${RUN_USAGE})`);
   if (!args.resumeDir && !args.specPath) throw new RunUserError(`--spec is required; ${RUN_USAGE}`);
   return args;

@@ -2,6 +2,8 @@
 //   export:       writes <run>/exchange/record.json and the files it names; exit 0, 2 when the run lacks a part
 //   check-record: one line per validator; exit 0 when every validator passes, 3 when one fails, 2 a user mistake
 // (rx run's last step and rx status use exchange-lines.ts)
+import { existsSync } from 'node:fs';
+import { checkWritableDir } from '@rx/run-dir';
 import { RunUserError } from '../experiment/run-options';
 import { checkRunRecord } from './check-run-record';
 import { buildExchangeRecord, ExportError } from './exchange-export';
@@ -23,6 +25,14 @@ function asUserError<T>(work: () => T): T {
 
 export function exportCommand(argv: string[]): number {
   const dir = oneRunDir(argv, 'rx export <run dir>');
+  // the exchange record is written into the run directory: a read-only one is one line before any work
+  if (existsSync(dir)) {
+    try {
+      checkWritableDir(dir);
+    } catch (err) {
+      throw new RunUserError(`rx export ${dir}: ${(err as Error).message}; the exchange record is written into the run directory: export a writable copy of it (cp -r)`);
+    }
+  }
   const { file } = asUserError(() => buildExchangeRecord(dir));
   process.stdout.write(`wrote ${file}\n`);
   return 0;

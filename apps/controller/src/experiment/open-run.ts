@@ -83,6 +83,11 @@ export function planRun(opts: OpenRunOptions): { backend: BackendKind; spec: Exp
   if (opts.resumeDir) {
     const dir = new RunDir(opts.resumeDir);
     if (!dir.exists(dir.root)) throw new RunUserError(`--resume ${opts.resumeDir}: no such directory`);
+    try {
+      checkWritableDir(dir.root);
+    } catch (err) {
+      throw new RunUserError(`--resume ${opts.resumeDir}: ${(err as Error).message}; a run resumes in its own directory, which must be writable (nothing was written)`);
+    }
     const manifest = readManifest(dir);
     const spec = readRunFile(dir, 'spec.json');
     if (opts.specPath) {

@@ -22,6 +22,7 @@ import { loadExperimentData } from './experiment-data';
 import { planRun, type OpenedRun } from './open-run';
 import { PHASE_TABLE, type PhaseResults } from './phase-table';
 import { Interrupted, RunUserError, type RunOptions, type RunOutcome } from './run-options';
+import { checkSameRun, codeRelevantSha256, failedRunLine } from './resume-check';
 import { startInfra, type Infra } from './start-infra';
 import { checkTinkerCredentials, tinkerCredentials } from './tinker-credentials';
 
@@ -37,15 +38,26 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     });
   }
   const run = plan.open();
+  const code = codeRevision(REPO_ROOT);
+  const relevant = codeRelevantSha256(code.files);
+  // a resumed run is the run it was (spec, effective configuration, code), or one line, before anything is written
+  const accepted = run.resumed ? checkSameRun(run.dir, run.manifest, run.spec, run.state.state, relevant, opts.acceptChanges === true) : [];
   const release = await acquireRunLock(run.dir, { staleAfterMs: opts.config.RX_RUN_LOCK_STALE_MS });
   try {
-    return await driveRun(run, opts);
+    return await driveRun(run, opts, { treeSha256: code.tree_sha256, relevantSha256: relevant, accepted });
   } finally {
     release();
   }
 }
 
-async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
+interface AttemptCode {
+  treeSha256: string;
+  relevantSha256: string;
+  /** changes since the run started that --accept-changes accepted (the attempt's revision) */
+  accepted: string[];
+}
+
+async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCode): Promise<RunOutcome> {
   const { dir, state, progress } = { ...run, progress: opts.progress };
   const status = state.state.status;
   if (run.resumed && (status === 'complete' || status === 'stopped')) {
@@ -62,10 +74,12 @@ async function driveRun(run: OpenedRun, opts: RunOptions): Promise<RunOutcome> {
   let snapshot: (() => Promise<readonly QueueSnapshot[]>) | null = null;
   const metrics = createRxMetrics({ service: 'controller', queueSnapshot: () => (snapshot ? snapshot() : Promise.resolve([])) });
   let current: PhaseName | null = null;
-  const code = codeRevision(REPO_ROOT);
-  state.beginAttempt(run.resumed, code.tree_sha256);
+  const failedBefore = run.resumed ? failedRunLine(state.state, PHASE_TABLE.find((e) => !state.isDone(e.phase))?.phase ?? null) : null;
+  state.beginAttempt(run.resumed, attemptCode.treeSha256, attemptCode.accepted, attemptCode.relevantSha256);
   progress.info(`${run.resumed ? 'resuming' : 'starting'} run ${run.manifest.runId}: "${run.spec.title}" (${run.manifest.backend} backend, services ${opts.services}) in ${dir.root}`);
   if (run.spec.revision) progress.info(`spec ${describeRevision(run.spec.revision)}: ${run.spec.revision.why}`);
+  if (failedBefore) progress.info(failedBefore);
+  for (const change of attemptCode.accepted) progress.warn(`resumed with --accept-changes (recorded in state.json as this attempt's revision): ${change}`);
 
   let infra: Infra | null = null;
   let outcome: RunState['status'] = 'running';

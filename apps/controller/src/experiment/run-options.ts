@@ -15,6 +15,8 @@ export interface RunOptions {
   overridePath?: string;
   /** continue the run in this directory */
   resumeDir?: string;
+  /** resume although the spec, effective configuration or code changed since the run started (recorded as a revision) */
+  acceptChanges?: boolean;
   /** default: embedded for the embedded model, tinker otherwise */
   backend?: BackendKind;
   services: ServicesMode;

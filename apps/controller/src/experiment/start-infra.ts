@@ -14,6 +14,7 @@ import { redactUrl } from '../config';
 import { controllerHttpHost, startControllerHttp, type ControllerHttp } from '../http/controller-http';
 import { freePort, ServiceSupervisor, type ServiceSpec } from '@rx/local-stack';
 import { locateRedis, pingRedis, type RedisHandle } from '../infra/redis-locator';
+import { waitForNoConsumers } from '../infra/stale-consumers';
 import { StepBus } from '../infra/step-bus';
 import type { OpenedRun } from './open-run';
 import { EXTERNAL_NEEDS_BACKEND, RunUserError, type RunOptions } from './run-options';
@@ -60,6 +61,8 @@ export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMe
       apiKey = config.RX_POLICY_API_KEY ?? `rx-local-${randomBytes(12).toString('hex')}`;
     }
     if (opts.services === 'spawn') {
+      // a resumed run's queues: no worker of an earlier attempt may still take their jobs
+      if (run.resumed) await waitForNoConsumers(redis.url, prefix, 15_000, abort.signal);
       supervisor = new ServiceSupervisor({ logsDir: run.dir.logsDir, healthTimeoutMs: opts.healthTimeoutMs, signal: abort.signal });
       supervisor.onUnexpectedExit((name, code, signal) => abort.abort(new Error(`the ${name} service exited (${code ?? signal}) during the run; see ${path.join(run.dir.logsDir, `${name}.log`)}`)));
       closers.push(() => (supervisor as ServiceSupervisor).stop());
@@ -101,6 +104,7 @@ export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMe
     const bus = new StepBus({
       redisUrl: redis.url,
       prefix,
+      attempt: run.state.state.attempts.length,
       metrics,
       log: (l) => progress.warn(l),
       onDeadLetter: (letter) => {

@@ -6,7 +6,7 @@
 // them in the run directory for `rx status`).
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jobIdFor, QUEUE_CATALOG, type StepComplete, type StepEvent, type StepRequest } from '@rx/contracts';
+import { chainSuffix, deadLetterJobId, jobIdFor, QUEUE_CATALOG, type StepComplete, type StepEvent, type StepRequest } from '@rx/contracts';
 import { NO_STAGE_METRICS, PIPELINE_GRAPH, throughRedisOutages, type JobConsumerDeps } from '@rx/pipeline';
 import { QueueRepository, RedisConnectionFactory, startEdgeWorkers, type EdgeWorkers } from '@rx/queue';
 import type { SeenDeadLetterLine } from '@rx/run-dir';
@@ -19,6 +19,11 @@ export interface StepBusOptions {
   log?: (line: string) => void;
   /** each dead letter of a step of a tracked run, once */
   onDeadLetter?: (letter: SeenDeadLetter) => void;
+  /**
+   * the run's attempt (1 for its first): a step of a resumed run whose earlier chain of jobs died (a dead letter, a
+   * failed job) is requested again as a new chain, `-a<attempt>` on every job id, never deduplicated against the dead
+   */
+  attempt?: number;
 }
 
 /** a dead letter as the controller records it (a line of dead-letters.jsonl, less the time it was written down) */
@@ -118,7 +123,7 @@ export class StepBus {
 
   async request(req: StepRequest): Promise<void> {
     this.track(req.runId);
-    const jobId = jobIdFor(req, 'prepare');
+    const jobId = jobIdFor(req, 'prepare', await this.chainFor(req));
     const key = keyOf(req.runId, req.arm, req.step);
     this.refused.delete(key);
     this.requestedAt.set(key, Date.now());
@@ -144,6 +149,38 @@ export class StepBus {
       new StepFailedError(`step ${req.step} of ${req.runId}/${req.arm} cannot be requested: its job id ${jobId} already holds another job (${state}), so BullMQ dropped the request; once that job has been dead-lettered, rx run --resume requests the step again`),
     );
     this.waiters.get(key)?.reject(this.refused.get(key) as Error);
+  }
+
+  /**
+   * The chain suffix a step is requested under: its latest chain from an earlier attempt of the run (so that a step
+   * still in flight is not started twice), or a new one (`-a<attempt>`) when that chain has a dead job.
+   */
+  private async chainFor(req: StepRequest): Promise<string> {
+    const attempt = this.opts.attempt ?? 1;
+    if (attempt <= 1) return '';
+    const requests = this.queues.queue('step-requests');
+    let latest = '';
+    for (let a = 2; a < attempt; a++) {
+      if (await throughRedisOutages(() => requests.getJob(jobIdFor(req, 'prepare', chainSuffix(a))))) latest = chainSuffix(a);
+    }
+    const dead = await this.deadJobOf(req, latest);
+    if (dead === null) return latest;
+    const chain = chainSuffix(attempt);
+    this.opts.log?.(`step ${req.step} of ${req.runId}/${req.arm}: its job ${dead} died in an earlier attempt; requested again as ${jobIdFor(req, 'prepare', chain)}`);
+    return chain;
+  }
+
+  /** the id of a job of the step's chain that died (dead-lettered or failed for good), or null */
+  private async deadJobOf(req: StepRequest, chain: string): Promise<string | null> {
+    const deadLetters = this.queues.queue('dead-letters');
+    for (const edge of PIPELINE_GRAPH) {
+      if (edge.service === 'controller') continue;
+      const id = jobIdFor(req, edge.stage, chain);
+      if (await throughRedisOutages(() => deadLetters.getJob(deadLetterJobId(edge.consumes, id, 0)))) return id;
+      const job = await throughRedisOutages(() => this.queues.queue(edge.consumes).getJob(id));
+      if (job && (await throughRedisOutages(() => job.getState())) === 'failed') return id;
+    }
+    return null;
   }
 
   /** the step-complete event of (run, arm, step); rejects on its step-failed event, a stall, or fail() */
