@@ -7,8 +7,42 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
+const count = z.number().int().nonnegative();
+
+/**
+ * Answers of one status instead of the real ones, from the `after_requests`-th API request on (requests counted
+ * from the server's start, every /api/v1 route but healthz), for `duration_ms` (a storm) or `count` answers (a burst).
+ */
+export const statusBurstSchema = z
+  .object({
+    status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+    after_requests: count,
+    duration_ms: z.number().int().positive().optional(),
+    count: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((b) => (b.duration_ms === undefined) !== (b.count === undefined), 'give duration_ms (a storm) or count (a burst), one of them');
+
 /** Faults a hosted service shows (noise, 429 storms, 5xx bursts, lost sessions, 410s, slow steps): each optional, absent = none. */
-export const hostedLikeFaultsSchema = z.object({}).strict();
+export const hostedLikeFaultsSchema = z
+  .object({
+    /**
+     * forward_backward logprobs moved by up to ±amplitude (uniform), the loss recomputed from them: a GPU service's
+     * logprobs depend on the batch a request shares with other traffic, so two identical requests differ
+     */
+    logprob_noise: z.object({ amplitude: z.number().nonnegative().max(1), seed: z.number().int().default(0) }).strict().optional(),
+    /** 429 storms and 5xx bursts */
+    status_bursts: z.array(statusBurstSchema).optional(),
+    /** every session is forgotten once, at this API request (the calls naming it then answer 404) */
+    lose_sessions_at_request: z.number().int().positive().optional(),
+    /** the first poll of every n-th sample future answers 410 (expired): the client must resubmit */
+    expire_every_nth_sample_future: z.number().int().positive().optional(),
+    /** forward_backward and optim_step answered only after this long (a busy GPU) */
+    slow_step_ms: z.number().int().nonnegative().max(600_000).optional(),
+    /** models left out of get_server_capabilities (and refused at create_model): a service that does not serve them */
+    unserved_models: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
 
 export const hostedLikeSchema = z
   .object({

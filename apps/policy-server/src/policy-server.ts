@@ -4,12 +4,13 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
-import type { LogLevel } from '@nestjs/common';
+import { Logger, type LogLevel } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { PolicyBackend } from '@rx/backend';
 import type { PolicyServerConfig } from './config';
 import { HttpErrorFilter } from './http-error.filter';
 import { authMiddleware } from './auth';
+import { hostedLikeFaultsMiddleware } from './hosted-like.faults';
 import { bodyErrorMiddleware, jsonBodyMiddleware, latencyMiddleware, metricsMiddleware } from './http-middleware';
 import { PolicyServerModule } from './policy-server.module';
 import { protobufBodyMiddleware } from './protobuf-body.middleware';
@@ -47,6 +48,10 @@ export async function startPolicyServer(
   app.use(protobufBodyMiddleware(config));
   app.use(jsonBodyMiddleware(config));
   app.use(bodyErrorMiddleware(config));
+  if (config.hostedLike) {
+    const log = new Logger('hosted-like');
+    app.use(hostedLikeFaultsMiddleware(config.hostedLike.faults, { loseSessions: () => api.loseSessions(), log: (l) => log.warn(l) }));
+  }
   app.useGlobalFilters(new HttpErrorFilter());
   limitConnections(app.getHttpServer() as Server, config);
   await app.listen(config.port, config.host);

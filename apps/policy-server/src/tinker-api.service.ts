@@ -42,6 +42,7 @@ import { apiError, invalidRequest } from './api-error';
 import type { PolicyServerConfig } from './config';
 import { FutureStore, ResultBudgetError, errorCategory } from './futures.store';
 import { IdempotencyCache } from './idempotency.cache';
+import { LogprobNoise } from './hosted-like.noise';
 import { ModelLimitChecks, checkSeed } from './model-limits';
 import { ModelSequencer, SeqConflictError } from './model-sequencer';
 import { PathIndex } from './path-index';
@@ -120,6 +121,8 @@ export class TinkerApiService implements OnModuleDestroy {
   private readonly protoResults = new WeakMap<object, 'sample' | 'forward_backward'>();
   /** signed archive URLs handed out: token -> the backend's checkpoint path, until it expires */
   private readonly archives = new Map<string, { backendPath: string; expiresAt: number }>();
+  /** hosted-like logprob noise on forward_backward (null: exact) */
+  private readonly noise: LogprobNoise | null;
 
   constructor(
     @Inject(POLICY_SERVER_CONFIG) private readonly config: PolicyServerConfig,
@@ -130,6 +133,8 @@ export class TinkerApiService implements OnModuleDestroy {
     this.limits = new ModelLimitChecks(backend, config);
     this.idempotency = new IdempotencyCache(config.futureTtlMs);
     this.paths = new PathIndex(config.dataDir);
+    const noise = config.hostedLike?.faults.logprob_noise;
+    this.noise = noise && noise.amplitude > 0 ? new LogprobNoise(noise.amplitude, noise.seed) : null;
   }
 
   onModuleDestroy(): void {
@@ -185,6 +190,20 @@ export class TinkerApiService implements OnModuleDestroy {
     return { type: 'session_heartbeat' };
   }
 
+  /** hosted-like lost sessions: every session is forgotten, with its models and samplers (their calls answer 404) */
+  loseSessions(): number {
+    const lost = this.sessions.size;
+    for (const [id, m] of this.models) {
+      if (this.sessions.has(m.sessionId)) {
+        m.sequencer.close();
+        this.models.delete(id);
+      }
+    }
+    for (const id of [...this.samplers.keys()]) if (this.sessions.has(id.split(':sample:')[0])) this.samplers.delete(id);
+    this.sessions.clear();
+    return lost;
+  }
+
   private requireSession(sessionId: string): void {
     if (!this.sessions.has(sessionId)) throw apiError(404, `unknown session_id '${sessionId}'; call create_session first`);
   }
@@ -196,6 +215,9 @@ export class TinkerApiService implements OnModuleDestroy {
     this.requireSession(req.session_id);
     if (this.config.hostedLike?.refuse_model_seed && req.lora_config.seed !== undefined && req.lora_config.seed !== null) {
       throw apiError(400, 'create_model: lora_config.seed is not supported by this service (per-model seeds are refused); create the model without it');
+    }
+    if (this.config.hostedLike?.faults.unserved_models?.includes(req.base_model)) {
+      throw apiError(400, `create_model: base_model '${req.base_model}' is not served here`);
     }
     await this.limits.checkNewModel(req.base_model, req.lora_config.rank, req.lora_config.seed);
     const modelId = `${req.session_id}:train:${req.model_seq_id}`;
@@ -300,7 +322,8 @@ export class TinkerApiService implements OnModuleDestroy {
       return { req, datums };
     });
     return this.submitTraining(endpoint, key, req.model_id, req.seq_id, req, async (m) => {
-      const res = endpoint === 'forward' ? await m.client.forward!(datums, 'importance_sampling') : await m.client.forwardBackward(datums, 'importance_sampling');
+      const exact = endpoint === 'forward' ? await m.client.forward!(datums, 'importance_sampling') : await m.client.forwardBackward(datums, 'importance_sampling');
+      const res = this.noise ? this.noise.apply(datums, exact) : exact;
       const out: ForwardBackwardOutput = {
         loss_fn_output_type: 'importance_sampling',
         loss_fn_outputs: res.logprobs.map((lp) => ({ logprobs: { data: lp, dtype: 'float32', shape: [lp.length] } })),
@@ -649,7 +672,8 @@ export class TinkerApiService implements OnModuleDestroy {
 
   /** The served models, each with the largest LoRA rank create_model takes (an rx field the SDK ignores). */
   async getServerCapabilities(): Promise<Record<string, unknown>> {
-    const names = this.backend.supportedModels?.() ?? [];
+    const unserved = this.config.hostedLike?.faults.unserved_models ?? [];
+    const names = (this.backend.supportedModels?.() ?? []).filter((n) => !unserved.includes(n));
     const models = await Promise.all(
       names.map(async (model_name) => {
         const limits = await this.limits.of('get_server_capabilities', model_name).catch(() => undefined);
