@@ -1,4 +1,4 @@
-// Completion lengths of a step: the share cut by max_tokens (stop reason 'length'), the mean and the longest.
+// Completion lengths of a step: the share cut by a length limit (stop reason 'length': max_tokens, or prompt plus completion reaching the context max_seq_len), the mean and the longest.
 import type { SignalRollout } from './signal-rollout';
 
 export interface CompletionLengths {

@@ -7,7 +7,7 @@ export interface SignalRollout {
   /** the correct_answer bit */
   correct: boolean;
   completionTokens: number;
-  /** 'length': cut by max_tokens; absent in logs older than the field (then no clipped fraction is given) */
+  /** 'length': cut by a length limit before the stop token (max_tokens, or the model's context); absent in logs older than the field (then no clipped fraction is given) */
   stopReason?: 'stop' | 'length';
   /** b_i: the kernel baseline (GS1) or the group mean (GRPO) */
   baseline: number;

@@ -39,7 +39,7 @@ export const stepMetricsLineSchema = z.object({
   'rx/frac_reward_zero_std': fraction.optional(),
   /** population standard deviation of the step's rewards */
   'rx/reward/std': finite.nonnegative().optional(),
-  /** completions cut by max_tokens (stop reason 'length'); absent when the step record has no stop reasons */
+  /** completions cut by a length limit before the stop token (stop reason 'length': max_tokens, or the model's context); absent when the step record has no stop reasons */
   'rx/completions/clipped_ratio': fraction.optional(),
   /** the longest completion of the step, in tokens (the mean is env/all/ac_tokens_per_turn) */
   'rx/completions/max_length': z.number().int().nonnegative().optional(),

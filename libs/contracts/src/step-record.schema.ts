@@ -17,7 +17,7 @@ export const loggedRolloutSchema = z
     promptId: promptIdSchema,
     phi: phiSchema,
     completionTokens: z.number().int().nonnegative(),
-    /** 'length': cut by max_tokens (absent in records written before the field) */
+    /** 'length': cut by max_tokens or the model's context (absent in records written before the field) */
     stopReason: sampledRolloutSchema.shape.stopReason.optional(),
   })
   .merge(gradeSchema)

@@ -38,7 +38,7 @@ export const METRIC_NAMES = Object.freeze({
   stepRewardZeroStdRatio: 'rx_step_reward_zero_std_ratio',
   /** gauge {arm, group}: share of the last step's groups that are mixed, all_good, all_bad (the cookbook's by_group), all_correct, all_wrong */
   stepGroupRatio: 'rx_step_group_ratio',
-  /** gauge {arm}: share of the last step's completions cut by max_tokens (rx/completions/clipped_ratio) */
+  /** gauge {arm}: share of the last step's completions cut by a length limit, max_tokens or the context (rx/completions/clipped_ratio) */
   stepClippedCompletionsRatio: 'rx_step_clipped_completions_ratio',
   /** gauge {arm, stat}: completion length of the last step in tokens (stat mean|max) */
   stepCompletionLengthTokens: 'rx_step_completion_length_tokens',

@@ -106,7 +106,7 @@ export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
   const loss = new Gauge({ name: METRIC_NAMES.stepLoss, help: 'forward_backward loss of the last step', labelNames: ['arm'] as const, registers });
   const zeroStd = new Gauge({ name: METRIC_NAMES.stepRewardZeroStdRatio, help: 'Share of the last step groups with zero reward spread (GS1: rollouts whose kernel baseline equals their reward)', labelNames: ['arm'] as const, registers });
   const groupRatio = new Gauge({ name: METRIC_NAMES.stepGroupRatio, help: 'Share of the last step groups by kind (mixed, all_good, all_bad, all_correct, all_wrong)', labelNames: ['arm', 'group'] as const, registers });
-  const clipped = new Gauge({ name: METRIC_NAMES.stepClippedCompletionsRatio, help: 'Share of the last step completions cut by max_tokens', labelNames: ['arm'] as const, registers });
+  const clipped = new Gauge({ name: METRIC_NAMES.stepClippedCompletionsRatio, help: 'Share of the last step completions cut by a length limit (max_tokens or the context)', labelNames: ['arm'] as const, registers });
   const completionLength = new Gauge({ name: METRIC_NAMES.stepCompletionLengthTokens, help: 'Completion length of the last step in tokens (mean, max)', labelNames: ['arm', 'stat'] as const, registers });
   const rewardStd = new Gauge({ name: METRIC_NAMES.stepRewardStd, help: 'Population standard deviation of the last step rewards', labelNames: ['arm'] as const, registers });
   const committed = new Counter({ name: METRIC_NAMES.stepsCommittedTotal, help: 'Optimizer steps committed', labelNames: ['arm'] as const, registers });

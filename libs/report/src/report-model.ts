@@ -268,7 +268,7 @@ function curveCharts(curves: readonly ArmCurves[], color: SeriesColor): ChartSpe
       ? [chart('chart-zero-spread', 'Zero reward spread per step (rx/frac_reward_zero_std)', 'groups with zero reward spread (GS1: rollouts with baseline = reward)', (l) => l['rx/frac_reward_zero_std'], { min: 0, max: 1 })]
       : []),
     ...(has('rx/completions/clipped_ratio')
-      ? [chart('chart-length-clipped', 'Completions cut by max_tokens per step (rx/completions/clipped_ratio)', 'fraction of completions cut by max_tokens', (l) => l['rx/completions/clipped_ratio'], { min: 0, max: 1 })]
+      ? [chart('chart-length-clipped', 'Completions cut by a length limit per step (rx/completions/clipped_ratio)', 'fraction cut by max_tokens or the context', (l) => l['rx/completions/clipped_ratio'], { min: 0, max: 1 })]
       : []),
   ];
 }
