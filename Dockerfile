@@ -87,8 +87,8 @@ VOLUME ["/data"]
 USER node
 EXPOSE 8000 3100 3101 3102 3103 3104
 
-# Every service answers GET /health on $PORT.
-HEALTHCHECK --interval=15s --timeout=3s --start-period=40s --retries=3 \
+# Every service answers GET /health on $PORT (a probe starts Node: 3 s was too short on a loaded 2-core machine).
+HEALTHCHECK --interval=15s --timeout=10s --start-period=40s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 ENTRYPOINT ["rx-entrypoint"]
