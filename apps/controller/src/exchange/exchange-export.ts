@@ -74,7 +74,9 @@ function initializationNote(init: SharedInitResult, adapter: AdapterHash | null,
   if (adapter && adapter.sha256 === null) {
     const info = adapter.weights_info ? `; weights_info: ${adapter.weights_info['base_model'] ?? '?'}, LoRA rank ${adapter.weights_info['lora_rank'] ?? '?'}` : '';
     const out = standIn ? `; stand-in: the same initial output ${String(Object.values(init.arms)[0]?.output_sha256 ?? '').slice(0, 12)}… on ${Object.keys(init.arms).length} arms${init.identical ? '' : ' (NOT identical)'}` : '';
-    parts.push(`adapter bytes could not be hashed: ${adapter.unavailable ?? adapter.source}${out}${info}`);
+    // the route with its ids as placeholders: the same words for every arm (each arm's own path is in its evidence file)
+    const why = (adapter.unavailable ?? adapter.source).replace(/\/training_runs\/[^/\s]+\/checkpoints\/([^/\s]+)\/[^/\s]+\/archive/g, '/training_runs/{model_id}/checkpoints/$1/{name}/archive');
+    parts.push(`adapter bytes could not be hashed: ${why}${out}${info}`);
   }
   return parts.length > 0 ? parts.join('; ') : null;
 }
