@@ -53,6 +53,12 @@ describe('sample edge (sampler)', () => {
     expect(await metricSamples(metrics.registry, 'rx_rollouts_processed_total')).toEqual([{ metricName: undefined, labels: { stage: 'sample', arm: 'gs1_kernel' }, value: 64 }]);
   });
 
+  it('keeps the chain suffix of a step requested again after its chain died (-a<attempt>) on the job it sends on', async () => {
+    const { queues, run, sample } = await setup(4);
+    expect(await run('sample', { id: 'run-1-gs1_kernel-2-sample-a3', data: sample, attemptsMade: 0 })).toEqual({ next: 'run-1-gs1_kernel-2-grade-a3' });
+    expect(queues.on('rollouts').map((j) => j.jobId)).toEqual(['run-1-gs1_kernel-2-grade-a3']);
+  });
+
   it('dead-letters a malformed request without calling the backend, and reports its step failed', async () => {
     const { backend, queues, run, sample } = await setup();
     const id = 'run-1-gs1_kernel-2-sample';

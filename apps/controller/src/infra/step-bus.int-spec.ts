@@ -169,3 +169,30 @@ describe('a step whose job id already holds another job', () => {
     expect((await bus.waitFor('run-again', 'grpo_gs8', 0, 10_000)).record.samplerPath).toBe('tinker://m/sampler_weights/run-again-grpo_gs8-0');
   });
 });
+
+describe('a resumed run whose step died in an earlier attempt', () => {
+  it('requests the step again as a new chain (-a<attempt>), never deduplicated against the dead jobs; a step whose chain lives keeps its id', async () => {
+    await bus.request(request('run-chain', 0));
+    await bus.waitFor('run-chain', 'grpo_gs8', 0, 10_000);
+    await bus.request(request('run-chain', 1));
+    await bus.waitFor('run-chain', 'grpo_gs8', 1, 10_000);
+    // step 0's grade job died (its dead letter is what a dead job leaves); step 1's chain is intact
+    await queues.deadLetter({ sourceQueue: 'rollouts', sourceJobId: 'run-chain-grpo_gs8-0-grade', reason: 'unrecoverable', error: 'no training state', issues: [], dataPreview: '', receivedAt: new Date().toISOString() });
+    const lines: string[] = [];
+    const third = new StepBus({ redisUrl: harness.url, prefix: harness.prefix, metrics, attempt: 3, log: (l) => lines.push(l) });
+    try {
+      await third.request(request('run-chain', 0));
+      await third.request(request('run-chain', 1));
+      const requests = queues.queue('step-requests');
+      expect(await requests.getJob('run-chain-grpo_gs8-0-prepare-a3')).toBeDefined();
+      expect(await requests.getJob('run-chain-grpo_gs8-1-prepare-a3')).toBeUndefined();
+      expect(lines).toEqual([expect.stringMatching(/^step 0 of run-chain\/grpo_gs8: its job run-chain-grpo_gs8-0-grade died in an earlier attempt; requested again as run-chain-grpo_gs8-0-prepare-a3$/)]);
+      // the new chain's request is consumed like any other
+      const job = await requests.getJob('run-chain-grpo_gs8-0-prepare-a3');
+      for (let i = 0; i < 200 && (await job!.getState()) !== 'completed'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await job!.getState()).toBe('completed');
+    } finally {
+      await third.close();
+    }
+  });
+});
