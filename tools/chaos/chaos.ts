@@ -35,7 +35,7 @@ const argsSchema = z
     model: z.enum(['hash-chain', 'embedded'], { errorMap: () => ({ message: '--model must be hash-chain or embedded' }) }).default('hash-chain'),
     base: z.string().min(1).optional(),
     'latency-ms': int('latency-ms', 0, 10_000).default(25),
-    'controller-kills': int('controller-kills', 0, 10).default(2),
+    'controller-kills': int('controller-kills', 0, 10).default(1),
     out: z.string().min(1).optional(),
     keep: z.boolean().default(false),
   })

@@ -19,6 +19,7 @@ import { seededRandom } from './fault-plan';
 import { comparableRecord, firstDifference } from './run-comparison';
 import { scanForSecrets } from './secret-scan';
 import { launch, REPO_ROOT, type ManagedProcess } from './service-process';
+import { formatSpawnedKills, runSpawnedKills, type SpawnedKillsOptions, type SpawnedKillsReport } from './spawned-controller-kills';
 
 export interface ControllerResumeOptions {
   seed: number;
@@ -28,6 +29,8 @@ export interface ControllerResumeOptions {
   evalItems: number;
   dir: string;
   baseCheckpoint: string;
+  /** also rx run with its own services and Redis, its controller and Redis SIGKILLed (spawned-controller-kills.ts) */
+  spawnedKills?: boolean;
   log: (line: string) => void;
 }
 
@@ -48,6 +51,8 @@ export interface ControllerResumeReport {
   problems: string[];
   differences: string[];
   secrets: { files: number; hits: Array<{ file: string; label: string }> };
+  /** the spawned run's kills, against the same clean run */
+  spawned: SpawnedKillsReport | null;
   ok: boolean;
 }
 
@@ -111,7 +116,7 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
     launch({ name: 'rx-run', entry: 'apps/cli/src/main.ts', args, env, logFile: path.join(stack.logsDir, `rx-run-${++n}.log`), waitReady: false });
   const runArgs = (out: string) => ['run', '--spec', specFile, '--override', override, '--out', out, '--services', 'external', '--port', 'off'];
   const kills: ControllerKill[] = [];
-  const report: ControllerResumeReport = { seed: o.seed, cleanSeconds: 0, faultedSeconds: 0, kills, error: null, problems: [], differences: [], secrets: { files: 0, hits: [] }, ok: false };
+  const report: ControllerResumeReport = { seed: o.seed, cleanSeconds: 0, faultedSeconds: 0, kills, error: null, problems: [], differences: [], secrets: { files: 0, hits: [] }, spawned: null, ok: false };
   try {
     const cleanDir = path.join(o.dir, 'clean');
     let t0 = Date.now();
@@ -167,6 +172,18 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
       if (new Set(ids).size !== ids.length) report.problems.push(`${arm}: a rollout was trained in two steps`);
       if (b.records[arm].length !== spec.steps) report.problems.push(`${arm}: ${b.records[arm].length} step records, expected ${spec.steps}`);
     }
+    if (o.spawnedKills !== false) {
+      report.spawned = await runSpawnedKills({
+        dir: path.join(o.dir, 'spawned'),
+        specFile,
+        override,
+        logsDir: stack.logsDir,
+        cleanFacts: a as unknown as Record<string, unknown>,
+        factsOf: (root) => runDirFacts(root, spec) as unknown as ReturnType<SpawnedKillsOptions['factsOf']>,
+        spec,
+        log: o.log,
+      });
+    }
   } catch (err) {
     report.error = (err as Error).message;
   } finally {
@@ -176,7 +193,8 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
   report.secrets = { files: scan.files, hits: scan.hits };
   const landed = kills.filter((k) => k.phase !== null);
   if (report.error === null && landed.length === 0) report.problems.push('no kill landed before the run finished');
-  report.ok = report.error === null && report.problems.length === 0 && report.differences.length === 0 && landed.every((k) => k.recovered) && scan.hits.length === 0;
+  report.ok =
+    report.error === null && report.problems.length === 0 && report.differences.length === 0 && landed.every((k) => k.recovered) && scan.hits.length === 0 && (report.spawned?.ok ?? o.spawnedKills === false);
   return report;
 }
 
@@ -206,6 +224,7 @@ export function formatControllerResume(r: ControllerResumeReport): string {
   for (const d of r.differences.slice(0, 8)) lines.push(`  differs from the clean run: ${d}`);
   lines.push(`  identical to the clean run (step records, gates, final weights, eval files, decision): ${r.error === null && r.differences.length === 0 ? 'yes' : 'no'}`);
   lines.push(`  secrets in ${r.secrets.files} files: ${r.secrets.hits.length === 0 ? 'none' : r.secrets.hits.map((h) => `${h.label} in ${h.file}`).join(', ')}`);
+  if (r.spawned) lines.push(formatSpawnedKills(r.spawned));
   lines.push(`  controller chaos: ${r.ok ? 'PASS' : 'FAIL'}`);
   return lines.join('\n');
 }
