@@ -20,7 +20,7 @@ import { formatControllerResume, runControllerResume } from './controller-resume
 import { REPO_ROOT } from './service-process';
 
 const USAGE =
-  'usage: chaos.ts [--runs N] [--seed N] [--steps N] [--eval N] [--extra N] [--model hash-chain|embedded] [--base <dir>] [--latency-ms N] [--controller-kills N] [--out <dir>] [--keep]';
+  'usage: chaos.ts [--runs N] [--seed N] [--steps N] [--eval N] [--extra N] [--model hash-chain|embedded] [--base <dir>] [--latency-ms N] [--controller-kills N] [--spawned-kills] [--out <dir>] [--keep]';
 
 const int = (name: string, min: number, max: number) =>
   z.coerce.number({ invalid_type_error: `--${name} must be a number` }).int(`--${name} must be an integer`).min(min, `--${name} must be at least ${min}`).max(max, `--${name} must be at most ${max}`);
@@ -35,7 +35,8 @@ const argsSchema = z
     model: z.enum(['hash-chain', 'embedded'], { errorMap: () => ({ message: '--model must be hash-chain or embedded' }) }).default('hash-chain'),
     base: z.string().min(1).optional(),
     'latency-ms': int('latency-ms', 0, 10_000).default(25),
-    'controller-kills': int('controller-kills', 0, 10).default(1),
+    'controller-kills': int('controller-kills', 0, 10).default(2),
+    'spawned-kills': z.boolean().default(false),
     out: z.string().min(1).optional(),
     keep: z.boolean().default(false),
   })
@@ -58,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
         base: { type: 'string' },
         'latency-ms': { type: 'string' },
         'controller-kills': { type: 'string' },
+        'spawned-kills': { type: 'boolean' },
         out: { type: 'string' },
         keep: { type: 'boolean' },
       },
@@ -102,6 +104,7 @@ async function main(argv: string[]): Promise<number> {
       evalItems: a.eval,
       dir: path.join(dir, 'controller'),
       baseCheckpoint: path.resolve(a.base ?? path.join(REPO_ROOT, 'models', 'char-lm')),
+      spawnedKills: a['spawned-kills'],
       log: (line) => process.stdout.write(`${line}\n`),
     });
     process.stdout.write(`\n${formatControllerResume(ctl)}\n`);

@@ -172,7 +172,7 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
       if (new Set(ids).size !== ids.length) report.problems.push(`${arm}: a rollout was trained in two steps`);
       if (b.records[arm].length !== spec.steps) report.problems.push(`${arm}: ${b.records[arm].length} step records, expected ${spec.steps}`);
     }
-    if (o.spawnedKills !== false) {
+    if (o.spawnedKills === true) {
       report.spawned = await runSpawnedKills({
         dir: path.join(o.dir, 'spawned'),
         specFile,
@@ -194,7 +194,7 @@ export async function runControllerResume(o: ControllerResumeOptions): Promise<C
   const landed = kills.filter((k) => k.phase !== null);
   if (report.error === null && landed.length === 0) report.problems.push('no kill landed before the run finished');
   report.ok =
-    report.error === null && report.problems.length === 0 && report.differences.length === 0 && landed.every((k) => k.recovered) && scan.hits.length === 0 && (report.spawned?.ok ?? o.spawnedKills === false);
+    report.error === null && report.problems.length === 0 && report.differences.length === 0 && landed.every((k) => k.recovered) && scan.hits.length === 0 && (report.spawned?.ok ?? o.spawnedKills !== true);
   return report;
 }
 

@@ -65,7 +65,7 @@ async function main() {
     setTimeout(() => {
       s.kill('SIGKILL');
       process.exit(0);
-    }, 5000).unref();
+    }, 2000).unref();
   };
 
   watchLifeline(stop);
