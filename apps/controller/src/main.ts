@@ -2,7 +2,8 @@
 // The controller:
 //   main.ts run <flags>    rx run: a whole experiment (see experiment/run-experiment.ts); exit 0 complete,
 //                          4 complete but its exchange record fails a validator (or could not be written),
-//                          3 stopped by a pre-registered check, 1 failed, 130 interrupted, 2 a user mistake
+//                          3 stopped by a pre-registered check, 5 stopped by its budget (state kept: raise it with
+//                          --resume DIR --override raise-budget.json), 1 failed, 130 interrupted, 2 a user mistake
 //   main.ts status <dir>   rx status: a run directory summarised (--json for the object)
 //   main.ts export <dir> / check-record <dir>   the exchange's record of a run, and its validators (exchange/)
 //   main.ts                service mode (RX_ROLE=controller): /health, /metrics, /queues on PORT (3100); with
@@ -16,6 +17,7 @@ import { parseRunArgs } from './cli/run-args';
 import { formatRunStatus, runStatus } from './cli/run-status';
 import { ControllerConfigError, DEFAULT_REDIS_URL, parseControllerConfig, type ControllerConfig } from './config';
 import { checkRecordCommand, exportCommand } from './exchange/record-commands';
+import { BUDGET_STOP } from './experiment/budget-guard';
 import { runExperiment } from './experiment/run-experiment';
 import { RunUserError, type RunOutcome } from './experiment/run-options';
 import { controllerHttpHost, startControllerHttp } from './http/controller-http';
@@ -27,6 +29,8 @@ import { RunStateError } from '@rx/run-dir';
 const EXIT = { complete: 0, stopped: 3, failed: 1, interrupted: 130, running: 1 } as const;
 /** a complete run whose own exchange record fails a validator (rx check-record would exit 3 on it) */
 const EXIT_RECORD_FAILS = 4;
+/** a run its budget stopped before the next unit would pass it (budget-guard.ts) */
+const EXIT_BUDGET = 5;
 
 const SAME_INTERRUPT_MS = 1000;
 
@@ -64,6 +68,7 @@ function interruptSignal(): AbortSignal {
 
 function exitCodeOf(outcome: RunOutcome): number {
   if (outcome.status === 'complete' && outcome.recordFails) return EXIT_RECORD_FAILS;
+  if (outcome.status === 'stopped' && (outcome.message ?? '').startsWith(BUDGET_STOP)) return EXIT_BUDGET;
   return EXIT[outcome.status];
 }
 

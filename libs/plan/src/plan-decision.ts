@@ -40,7 +40,7 @@ export interface DecisionPlan {
 const HOW: Record<BoundName, string> = {
   hoeffding: 'exact: margin + half-width; power by the exact multinomial sum',
   empirical_bernstein: 'half-width at true effect 0 and the discordance; power by the exact multinomial sum',
-  betting: 'half-width the median of 200 simulated evaluations; min effect on counts in the pre-registered order; power simulated (200 draws)',
+  betting: 'half-width the median of 200 simulated evaluations; min effect the median over 41 arrangements of the items; power simulated (200 draws)',
 };
 
 export function planDecision(spec: ExperimentSpec, discordance: Discordance): DecisionPlan {
@@ -49,7 +49,7 @@ export function planDecision(spec: ExperimentSpec, discordance: Discordance): De
   const w = rule.weights.treatment;
   const binary = rule.bounds[0] === 0 && rule.bounds[1] === 1 && w > 0 && rule.weights.baseline === -w;
   const effects = [0, 0.01, 0.03, rule.margin].map((e) => e * (binary ? w : 1));
-  const setting: PlanSetting = { n, alpha: rule.alpha, margin: rule.margin, weight: binary ? w : 1, discordance: discordance.rate, orderSeed: rule.orderSeed };
+  const setting: PlanSetting = { n, alpha: rule.alpha, margin: rule.margin, weight: binary ? w : 1, discordance: discordance.rate };
   const superiority = spec.decision_rule.criteria.find((c) => c.margin >= 0 && c.weights.treatment === rule.weights.treatment && c.weights.baseline === rule.weights.baseline);
   const bounds = {} as Record<BoundName, BoundPlan>;
   for (const bound of [rule.bound, ...BOUND_NAMES.filter((b) => b !== rule.bound)]) {

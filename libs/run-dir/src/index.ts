@@ -10,3 +10,4 @@ export * from './effective-config.schema';
 export * from './record.schema';
 export * from './dead-letter.schema';
 export * from './endpoints.schema';
+export * from './budget-revisions.schema';

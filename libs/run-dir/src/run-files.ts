@@ -6,6 +6,7 @@
 // JSON as written (checked, never reordered or stripped), so a record that embeds it keeps it byte for byte.
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { budgetRevisionsSchema } from './budget-revisions.schema';
 import { stepMetricsLineSchema, stepRecordSchema, transcriptLineSchema } from '@rx/contracts';
 import { preflightResultSchema } from '@rx/preflight';
 import { parseSpec, type ExperimentSpec } from '@rx/spec';
@@ -62,6 +63,7 @@ export const RUN_FILES = {
   [RUN_FILE_NAMES.evaluation]: kind(evaluationSchema, 'an evaluation', REDO('evaluation')),
   [RUN_FILE_NAMES.decision]: kind(decisionSummarySchema, 'a decision summary', REDO('decision')),
   [RUN_FILE_NAMES.record]: kind(runRecordSchema, 'a run record', 'restore it from a copy of the run (rx run writes it when the run ends)'),
+  [RUN_FILE_NAMES.budgetRevisions]: kind(budgetRevisionsSchema, "a run's budget revisions", 'restore it from a copy of the run (a missing file means the spec\'s budget)'),
   [RUN_FILE_NAMES.endpoints]: kind(endpointsSchema, "the services' endpoints", 'rx run --resume writes it again when it starts the services'),
 } as const;
 

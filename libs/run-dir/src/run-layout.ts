@@ -11,6 +11,8 @@ export const BASE_EVAL_NAME = 'base';
 /** the name of every file of a run directory; <arm>/, <model>/ and <pilot>/ stand for each arm's, model's and pilot's directory */
 export const RUN_FILE_NAMES = {
   manifest: 'run.json',
+  /** each raise of the budget on a resume (rx run --resume DIR --override raise-budget.json) */
+  budgetRevisions: 'budget-revisions.json',
   spec: 'spec.json',
   /** the spec as given, before its override (only when --override was given) */
   sourceSpec: 'spec.source.json',

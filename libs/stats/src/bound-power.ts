@@ -16,13 +16,13 @@ export interface PlanSetting {
   weight: number;
   /** q in [0, 1] */
   discordance: number;
-  /** the betting bound's item order */
-  orderSeed: number;
 }
 
 /** draws of the betting bound's simulations, and their seed */
 export const BETTING_DRAWS = 200;
 export const BETTING_SIMULATION_SEED = 20_240_101;
+/** arrangements of a count difference's items over which the betting bound's median is taken (odd) */
+export const BETTING_ARRANGEMENTS = 41;
 
 // hoeffding: lower = w (a - b)/n - 2w sqrt(ln(1/alpha) / (2n));  empirical_bernstein: lower = w (a - b)/n - 2w hw_y(n, V, alpha),
 // V = (a (1 - ybar)^2 + b ybar^2 + c (1/2 - ybar)^2) / (n - 1), ybar = (a + c/2) / n, c = n - a - b
@@ -111,7 +111,8 @@ export function empiricalBernsteinHalfwidthAt(s: PlanSetting, observedEffect: nu
 /**
  * The smallest observed effect that concludes against `margin` (lower bound above it): Hoeffding margin + hw;
  * empirical Bernstein the root of e - hw(e) = margin at discordance q (bisection); betting the smallest w (a - b)/n,
- * a + b = round(q n), whose items (in the seed's order) conclude. Null when no effect possible at q concludes.
+ * a + b = round(q n), whose median lower bound over 41 seeded arrangements of its items concludes (the bound moves a
+ * lot with where the items fall in the order). Null when no effect possible at q concludes.
  */
 export function minConcludingEffect(bound: BoundName, s: PlanSetting, margin = s.margin): number | null {
   const { n, weight: w } = s;
@@ -129,15 +130,26 @@ export function minConcludingEffect(bound: BoundName, s: PlanSetting, margin = s
     }
     return hi;
   }
+  // betting: the bound depends on where the items fall in the order, so a count difference concludes when the
+  // median lower bound over BETTING_ARRANGEMENTS arrangements of its items (seeded) clears the margin; bisection on k
   const m = Math.round(s.discordance * n);
-  const order = bettingOrder(n, s.orderSeed);
-  for (let k = -m; k <= m; k += 2) {
+  const orders = Array.from({ length: BETTING_ARRANGEMENTS }, (_, r) => bettingOrder(n, BETTING_SIMULATION_SEED + r));
+  const concludes = (k: number) => {
     const a = (m + k) / 2;
     const laid = Array.from({ length: n }, (_, i) => (i < a ? 1 : i < m ? 0 : 0.5));
-    const y = order.map((i) => laid[i]);
-    if (w * (2 * bettingLowerY(y, s.alpha) - 1) > margin) return (w * k) / n;
+    const lowers = orders.map((order) => w * (2 * bettingLowerY(order.map((i) => laid[i]), s.alpha) - 1)).sort((x, y) => x - y);
+    return lowers[(lowers.length - 1) / 2] > margin;
+  };
+  if (!concludes(m)) return null;
+  // k runs over -m, -m + 2, ..., m: search the index j (k = -m + 2j) of the first concluding one
+  let lo = -1;
+  let hi = m;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (concludes(-m + 2 * mid)) hi = mid;
+    else lo = mid;
   }
-  return null;
+  return (w * (-m + 2 * hi)) / n;
 }
 
 /** the bound's half-width at true effect 0 and discordance q (betting: the simulated median) */

@@ -37,6 +37,9 @@ export async function driveArm(ctx: ExperimentContext, o: DriveArmOptions): Prom
   for (let step = o.fromStep; step < o.toStep; step++) {
     throwIfAborted(ctx.signal);
     if (o.deadline !== undefined && Date.now() > o.deadline) throw new DeadlineExceeded(`${o.label} of ${o.arm.name} passed its wall-time cap before step ${step}`);
+    // the next step is estimated at the mean of this drive's steps so far (0 before the first)
+    const done = step - o.fromStep;
+    ctx.budget?.check(`${o.label} step ${step + 1} of ${o.arm.name}`, done === 0 ? 0 : (Date.now() - started) / 1000 / done, o.label === 'train' ? 'training' : 'pilot');
     const req = stepRequestFor({ spec: ctx.spec, arm: o.arm, runId: o.runId, step, train: ctx.data.train, bandwidth: o.bandwidth, initStatePath: o.initStatePath });
     await ctx.bus.request(req);
     const event = await ctx.bus.waitFor(o.runId, o.arm.name, step, ctx.stepStallTimeoutMs);
@@ -45,8 +48,7 @@ export async function driveArm(ctx: ExperimentContext, o: DriveArmOptions): Prom
     appendStepLogs(ctx, o.stepsFile, record, o.toStep);
     records.push(record);
     o.onStep?.(record);
-    const done = step + 1 - o.fromStep;
-    const perStep = (Date.now() - started) / 1000 / done;
+    const perStep = (Date.now() - started) / 1000 / (done + 1);
     ctx.metrics.recordStep(o.arm.name, stepMetricsOf(record));
     ctx.metrics.stepCommitted(o.arm.name);
     ctx.progress.arm(o.arm.name, {
@@ -56,6 +58,7 @@ export async function driveArm(ctx: ExperimentContext, o: DriveArmOptions): Prom
       reward: record.gate.rewardMean,
       gates: gateDisplay(record),
       etaSeconds: perStep * (o.toStep - step - 1),
+      ...(ctx.budget ? { note: ctx.budget.line() } : {}),
     });
   }
   return records;

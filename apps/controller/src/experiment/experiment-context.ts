@@ -7,6 +7,7 @@ import type { ExperimentSpec } from '@rx/spec';
 import type { StepBus } from '../infra/step-bus';
 import type { ProgressReporter } from '../progress/progress.reporter';
 import type { RunDir, RunManifest, RunStateStore } from '@rx/run-dir';
+import type { BudgetGuard } from './budget-guard';
 import type { ExperimentData } from './experiment-data';
 
 export interface ExperimentContext {
@@ -26,6 +27,8 @@ export interface ExperimentContext {
   stepStallTimeoutMs: number;
   /** set when the run is interrupted (SIGINT/SIGTERM) or a service died */
   signal: AbortSignal;
+  /** the budget in force, checked before each step and each model's evaluation (budget-guard.ts) */
+  budget?: BudgetGuard;
   /** test hooks */
   hooks?: { afterTrainingStep?: (arm: string, step: number) => void };
 }
@@ -35,7 +38,7 @@ export class RunStopped extends Error {
   override readonly name = 'RunStopped';
   constructor(
     message: string,
-    readonly phase: 'preflight' | 'shared_init' | 'pilot',
+    readonly phase: 'preflight' | 'shared_init' | 'pilot' | 'training' | 'evaluation',
   ) {
     super(message);
   }

@@ -30,7 +30,17 @@ describe('opening a run', () => {
     expect(() => openRun({ specPath: EMBEDDED, outDir: out, services: 'spawn', config: config() })).toThrow(/already holds run .*resume it with --resume/);
     const again = openRun({ resumeDir: out, services: 'spawn', config: config() });
     expect([again.resumed, again.manifest.runId, again.spec.steps]).toEqual([true, run.manifest.runId, 3]);
-    expect(() => openRun({ resumeDir: out, overridePath: override, services: 'spawn', config: config() })).toThrow(/--override cannot change a run being resumed/);
+    expect(() => openRun({ resumeDir: out, overridePath: override, services: 'spawn', config: config() })).toThrow(/a resumed run keeps its spec.json; --override with --resume takes only a raise of the budget/);
+    // a raise of the budget: recorded as a revision when the run opens, spec.json kept
+    const raise = path.join(root, 'raise.json');
+    writeFileSync(raise, JSON.stringify({ budget: { max_wall_minutes: 500 } }));
+    const raised = openRun({ resumeDir: out, overridePath: raise, services: 'spawn', config: config() });
+    expect(raised.budgetRaised).toBe(true);
+    const revisions = JSON.parse(readFileSync(path.join(out, 'budget-revisions.json'), 'utf8')).revisions;
+    expect(revisions).toEqual([expect.objectContaining({ number: 1, from: { gpu_hours: 2, max_wall_minutes: 120 }, to: { gpu_hours: 2, max_wall_minutes: 500 }, source: raise, sha256: sha256Hex(readFileSync(raise)) })]);
+    expect(JSON.parse(readFileSync(path.join(out, 'spec.json'), 'utf8')).budget.max_wall_minutes).toBe(120);
+    writeFileSync(raise, JSON.stringify({ budget: { max_wall_minutes: 200 } }));
+    expect(() => openRun({ resumeDir: out, overridePath: raise, services: 'spawn', config: config() })).toThrow(/budget.max_wall_minutes 200 is below the 500 in force; a resumed run's budget can only be raised/);
     expect(() => openRun({ resumeDir: out, backend: 'tinker', services: 'spawn', config: config() })).toThrow(/uses the embedded backend/);
   });
 

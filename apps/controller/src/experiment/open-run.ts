@@ -20,6 +20,7 @@ import {
 import { applySpecOverride, jsonSyntaxWhere, loadSpecText, pilotSettings, treatmentArm, type ExperimentSpec, type SpecOverride } from '@rx/spec';
 import { canonicalJson, sha256Hex } from '../run/canonical-json';
 import { EXTERNAL_NEEDS_BACKEND, RunUserError, type BackendKind, type RunOptions } from './run-options';
+import { planBudgetRaise } from './budget-raise';
 import { tinkerCredentials } from './tinker-credentials';
 
 export interface OpenedRun {
@@ -29,6 +30,8 @@ export interface OpenedRun {
   sourceSpec: ExperimentSpec | null;
   state: RunStateStore;
   resumed: boolean;
+  /** a resumed run whose budget this attempt raised (--override raise-budget.json, budget-raise.ts) */
+  budgetRaised?: boolean;
 }
 
 /** a file the user named (`what`: spec, override), or one line saying why it cannot be read */
@@ -94,15 +97,23 @@ export function planRun(opts: OpenRunOptions): { backend: BackendKind; spec: Exp
       const given = sha256Hex(readFileSync(opts.specPath));
       if (given !== manifest.spec.sourceSha256) throw new RunUserError(`--spec ${opts.specPath} is not the spec run ${manifest.runId} was started from (${manifest.spec.source}); drop --spec to resume`);
     }
-    if (opts.overridePath) throw new RunUserError('--override cannot change a run being resumed; the run keeps its spec.json');
     if (opts.backend && opts.backend !== manifest.backend) throw new RunUserError(`run ${manifest.runId} uses the ${manifest.backend} backend; it cannot resume on ${opts.backend}`);
     if (opts.services === 'external' && manifest.backend === 'embedded' && !opts.config.RX_BACKEND_URL) throw new RunUserError(EXTERNAL_NEEDS_BACKEND);
     const state = loadRunState(dir);
     // a half-deleted run is refused here, before anything starts
     checkRunFilesAgainstState(dir, state.state, spec.arms.map((a) => a.name));
     const sourceSpec = readRunFileIfExists(dir, 'spec.source.json');
-    const opened: OpenedRun = { dir, manifest, spec, sourceSpec, state, resumed: true };
-    return { backend: manifest.backend, spec, open: () => opened };
+    // the one override a resumed run takes: a raise of its budget, recorded as a revision (spec.json is kept)
+    const raise = opts.overridePath ? (({ override, text }) => planBudgetRaise(dir, spec, state.state, opts.overridePath as string, override, sha256Hex(text)))(readOverride(opts.overridePath)) : null;
+    const opened: OpenedRun = { dir, manifest, spec, sourceSpec, state, resumed: true, budgetRaised: raise !== null };
+    return {
+      backend: manifest.backend,
+      spec,
+      open: () => {
+        raise?.write();
+        return opened;
+      },
+    };
   }
 
   if (!opts.specPath) throw new RunUserError('--spec is required (or --resume <dir>)');

@@ -19,6 +19,7 @@ import { codeRevision } from '../phases/record/source-hashes';
 import { acquireRunLock } from '../run/run-lock';
 import { RunStopped, type ExperimentContext } from './experiment-context';
 import { loadExperimentData } from './experiment-data';
+import { BUDGET_STOP, BudgetGuard, budgetInForce } from './budget-guard';
 import { planRun, type OpenedRun } from './open-run';
 import { PHASE_TABLE, type PhaseResults } from './phase-table';
 import { Interrupted, RunUserError, type RunOptions, type RunOutcome } from './run-options';
@@ -60,7 +61,12 @@ interface AttemptCode {
 async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCode): Promise<RunOutcome> {
   const { dir, state, progress } = { ...run, progress: opts.progress };
   const status = state.state.status;
-  if (run.resumed && (status === 'complete' || status === 'stopped')) {
+  const budgetStopped = status === 'stopped' && (state.state.reason ?? '').startsWith(BUDGET_STOP);
+  if (run.resumed && budgetStopped && !run.budgetRaised) {
+    progress.info(`run ${run.manifest.runId} in ${dir.root} was stopped by its budget (${state.state.reason}); nothing to resume until it is raised: rx run --resume ${dir.root} --override raise-budget.json`);
+    return { dir: dir.root, status, record: readRunFileIfExists(dir, 'record.json'), message: state.state.reason };
+  }
+  if (run.resumed && (status === 'complete' || (status === 'stopped' && !budgetStopped))) {
     progress.info(`run ${run.manifest.runId} in ${dir.root} is already ${status}; nothing to resume`);
     // a restarted container resumes a finished run: its exit code still says whether its record passes
     const check = status === 'complete' ? recheck(dir.root) : null;
@@ -80,6 +86,11 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
   if (run.spec.revision) progress.info(`spec ${describeRevision(run.spec.revision)}: ${run.spec.revision.why}`);
   if (failedBefore) progress.info(failedBefore);
   for (const change of attemptCode.accepted) progress.warn(`resumed with --accept-changes (recorded in state.json as this attempt's revision): ${change}`);
+
+  let phaseStartedAt: number | null = null;
+  const inForce = budgetInForce(dir, run.spec);
+  const budget = new BudgetGuard(inForce.caps, state, () => (phaseStartedAt === null ? 0 : (Date.now() - phaseStartedAt) / 1000), `rx run --resume ${dir.root} --override raise-budget.json`);
+  if (inForce.revision > 0) progress.info(`budget revision ${inForce.revision}: ${inForce.caps.max_wall_minutes} wall minutes (budget-revisions.json)`);
 
   let infra: Infra | null = null;
   let outcome: RunState['status'] = 'running';
@@ -111,6 +122,7 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
       // a step may take every attempt of every stage the graph allows before the controller calls it stalled
       stepStallTimeoutMs: opts.stepStallTimeoutMs ?? stepDeadlineMs(),
       signal: abort.signal,
+      budget,
       hooks: {
         afterTrainingStep: (arm, step) => {
           if (opts.interruptAfterTrainingStep !== undefined && step >= opts.interruptAfterTrainingStep) abort.abort(new Interrupted(`interrupted after training step ${step} of ${arm} (test hook)`));
@@ -128,6 +140,7 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
       current = entry.phase;
       metrics.setPhase(entry.phase, PHASES);
       const started = Date.now();
+      phaseStartedAt = started;
       try {
         await entry.run(ctx, done);
         if (!dir.exists(dir.path(entry.resultFile))) throw new Error(`the ${entry.phase} phase completed without writing ${entry.resultFile}`);
@@ -136,6 +149,8 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
       } catch (err) {
         if (!state.isDone(entry.phase)) state.addWall(entry.phase, (Date.now() - started) / 1000);
         throw err;
+      } finally {
+        phaseStartedAt = null;
       }
       if (opts.interruptAfter === entry.phase) throw new Interrupted(`interrupted after ${entry.phase} (test hook)`);
     }

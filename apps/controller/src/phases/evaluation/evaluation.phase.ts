@@ -45,14 +45,19 @@ export async function runEvaluation(ctx: ExperimentContext, init: SharedInitResu
   ];
   const previous = readRunFileIfExists(ctx.dir, 'evaluation.json');
   const result: EvaluationResult = { evaluator_id, evaluator, models: previous?.evaluator_id === evaluator_id ? previous.models : {} };
+  let lastSeconds = 0;
   for (const m of models) {
     throwIfAborted(ctx.signal);
     const finished = result.models[m.model];
     if (finished && finished.sampler_path === m.samplerPath && ctx.dir.exists(ctx.dir.evalFile(m.model))) {
       ctx.progress.info(`evaluation of ${m.model}: done earlier (accuracy ${finished.accuracy.toFixed(4)})`);
+      lastSeconds = finished.wall_seconds;
       continue;
     }
+    // one model's evaluation is the unit: estimated as long as the last one took
+    ctx.budget?.check(`the evaluation of ${m.model}`, lastSeconds, 'evaluation');
     result.models[m.model] = await evaluateModel(ctx, m.model, m.samplerPath, evaluator.decoding);
+    lastSeconds = result.models[m.model].wall_seconds;
     writeRunFile(ctx.dir, 'evaluation.json', result);
   }
   writeRunFile(ctx.dir, 'evaluation.json', result);
