@@ -186,7 +186,8 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
   const byKey = new Map<string, number[]>();
   const keep = (datums: readonly Datum[], lp: number[][]) => datums.forEach((d, k) => byKey.set(tokenKey(d), lp[k]));
   const e = await freshCopy(i);
-  keep(loopGs1, await forwardBackward(e, loopGs1, "E: the loop's GS1 Datums"));
+  const e0 = await forwardBackward(e, loopGs1, "E: the loop's GS1 Datums");
+  keep(loopGs1, e0);
   const trainerLossGs1 = reported[reported.length - 1].reported;
   const a = await freshCopy(i);
   const a0 = await forwardBackward(a, loopGrpo, "A: the loop's GRPO Datums, before the step");
@@ -200,13 +201,17 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
     return true;
   });
   if (missing.length > 0) keep(missing, await forwardBackward(e, missing, 'E: the stock Datums no loop Datum shares'));
-  const logprobsOf = (datums: readonly Datum[]) => datums.map((d) => byKey.get(tokenKey(d))!);
+  // a Datum's logprobs are those of the pass it was in; a stock Datum with the loop Datum's tokens at its index takes
+  // the loop Datum's (logprobs depend on the tokens alone; two passes over one input need not agree bit for bit on
+  // a GPU service, nor two equal rollouts in one pass)
+  const sameTokens = (a: Datum, b: Datum) => a.inputTokens.join(',') === b.inputTokens.join(',') && a.targetTokens.join(',') === b.targetTokens.join(',');
+  const logprobsOf = (datums: readonly Datum[], loopDatums: readonly Datum[], loopLp: readonly number[][]) =>
+    datums.map((d, k) => (loopDatums[k] !== undefined && sameTokens(loopDatums[k], d) ? loopLp[k] : byKey.get(tokenKey(d))!));
 
   // baseline and reference paths: loss and dLoss/dlogprob per action token, loop vs stock, float64
-  const pathChecks = (prefix: 'baseline' | 'reference', sha: string, batch: GradedBatch, loopDatums: Datum[], stock: Datum[], step: TrainStep, expectedAdv: readonly number[], loopLoss: number) => {
+  const pathChecks = (prefix: 'baseline' | 'reference', sha: string, batch: GradedBatch, loopDatums: Datum[], loopLp: number[][], stock: Datum[], step: TrainStep, expectedAdv: readonly number[], loopLoss: number) => {
     const starts = actionStarts(batch);
-    const loopLp = logprobsOf(loopDatums);
-    const stockLp = logprobsOf(stock);
+    const stockLp = logprobsOf(stock, loopDatums, loopLp);
     const loopGrad = atActions(loopDatums, float32IsGradient(loopDatums, loopLp), starts);
     const ref = referenceIsLoss(stock.map((d) => d.samplingLogprobs), stock.map((d) => d.advantages), stockLp);
     const refGrad = atActions(stock, ref.gradient, starts);
@@ -221,8 +226,8 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
     ];
   };
   const checks: PreflightCheck[] = [
-    ...pathChecks('baseline', shaGrpo, fixed.grpo, loopGrpo, stockGrpo, grpoStep, stockAdv, trainerLossGrpo),
-    ...pathChecks('reference', shaGs1, fixed.gs1, loopGs1, stockGs1, gs1Step, reference.a, trainerLossGs1),
+    ...pathChecks('baseline', shaGrpo, fixed.grpo, loopGrpo, a0, stockGrpo, grpoStep, stockAdv, trainerLossGrpo),
+    ...pathChecks('reference', shaGs1, fixed.gs1, loopGs1, e0, stockGs1, gs1Step, reference.a, trainerLossGs1),
   ];
 
   // the update: A (one step at lr) and B (a step at lr 0, then one at lr) on the loop's GRPO Datums
