@@ -265,7 +265,6 @@ export class TinkerCore {
    * (billing), pause and retry for up to the billing pause limit.
    */
   async withRetries<T>(what: string, call: () => Promise<T>): Promise<T> {
-    const { appRetryBaseDelayMs, appRetryMaxDelayMs } = this.options.timing;
     const waiting = this.waitClock(what);
     for (let retry = 0; ; ) {
       try {
@@ -280,10 +279,15 @@ export class TinkerCore {
           continue;
         }
         if (!isRetryableFailure(err)) throw err;
-        const left = waiting.failed(err);
-        await this.http.sleep(Math.max(0, Math.min(doublingDelayMs(retry++, appRetryBaseDelayMs, appRetryMaxDelayMs), left)), what);
+        await this.backOff(retry++, waiting.failed(err), what);
       }
     }
+  }
+
+  /** The application-level back-off before retry `retry` (1 s doubling to 30 s), never past `leftMs` (the stuck timeout). */
+  backOff(retry: number, leftMs: number, what: string): Promise<void> {
+    const { appRetryBaseDelayMs, appRetryMaxDelayMs } = this.options.timing;
+    return this.http.sleep(Math.max(0, Math.min(doublingDelayMs(retry, appRetryBaseDelayMs, appRetryMaxDelayMs), leftMs)), what);
   }
 
   /**

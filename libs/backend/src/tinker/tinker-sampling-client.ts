@@ -3,15 +3,14 @@
 // per-token sampling logprobs, stop reason; the result read as protobuf) and, as the SDK does, a 1-token sample
 // with prompt_logprobs for computeLogprobs; both in one asample for sampleWithPromptLogprobs. A call keeps its
 // seq_id across HTTP and application-level retries; a resubmission after its future expired (410) is a new request
-// with a new seq_id, as in the SDK.
+// with a new seq_id, as in the SDK, resubmitted as the SDK's retry handler retries: without a count limit, with its
+// back-off (1 s doubling to 30 s) and a progress line a minute, until the sample has made no progress for the stuck
+// timeout (TinkerStuckError: the run ends `interrupted` and resumes).
 import type { SampleParams, SampledSequence, SampledWithPromptLogprobs, SamplingClient } from '../policy-backend';
 import type { TinkerCore } from './tinker-core';
 import { tokensToModelInput } from './tinker-datum';
 import { TinkerApiError, TinkerError } from './tinker-errors';
 import { sampleResponseSchema, type SampleResponse } from './tinker-wire.schema';
-
-/** How often an expired sampling future (HTTP 410) is resubmitted before giving up. */
-const MAX_RESUBMITS = 2;
 
 function assertTokens(what: string, tokens: number[]): void {
   if (tokens.length === 0) throw new TinkerError(`${what}: the token list is empty`);
@@ -82,6 +81,7 @@ export class TinkerSamplingClient implements SamplingClient {
 
   private async asample(tokens: number[], numSamples: number, samplingParams: Record<string, unknown>, promptLogprobs: boolean): Promise<SampleResponse> {
     await this.core.sessionOf(this.generation, 'asample');
+    const waiting = this.core.waitClock('asample');
     for (let resubmit = 0; ; resubmit++) {
       // a resubmitted sample is a new request: a new seq_id, as the SDK's retry handler takes one per submission
       const seq = this.seq++;
@@ -96,13 +96,16 @@ export class TinkerSamplingClient implements SamplingClient {
         type: 'sample',
       };
       try {
-        return await this.core.submitAndAwait('asample', body, 'Sample', sampleResponseSchema, {
+        const res = await this.core.submitAndAwait('asample', body, 'Sample', sampleResponseSchema, {
           headers: { 'X-Tinker-Sampling-Backpressure': '1' },
         });
+        waiting.done();
+        return res;
       } catch (err) {
-        // An expired sampling future is resubmitted (sampling has no side effects), as the SDK does.
-        if (err instanceof TinkerApiError && err.status === 410 && resubmit < MAX_RESUBMITS) continue;
-        throw err;
+        // An expired sampling future is resubmitted (sampling has no side effects), as the SDK does: no count
+        // limit, only the stuck timeout (waitClock throws TinkerStuckError once the 410s have lasted that long).
+        if (!(err instanceof TinkerApiError && err.status === 410)) throw err;
+        await this.core.backOff(resubmit, waiting.failed(err), 'asample');
       }
     }
   }
