@@ -224,4 +224,21 @@ describe('TinkerBackend through injected faults', () => {
     expect(proxy.hits.get('/api/v1/create_session')).toBe(3);
     expect(backend.calls).toMatchObject({ createLoraTrainingClient: 3, forwardBackward: 3, optimStep: 2 });
   });
+
+  it('makes a client asked for after an unnoticed session loss in a new session (create_model or create_sampling_session answered 404)', async () => {
+    // the heartbeat has not told yet: the creating call itself meets the loss, and is made once more on a new session
+    const { backend, proxy, tinker, warnings } = await setup();
+    const tc = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 2, seed: 5 });
+    const path0 = await tc.saveWeightsForSampler('s0');
+    inject(proxy, 'create_model', 404, 1, { body: JSON.stringify({ detail: 'Session expired' }) });
+    const fresh = await tinker.createLoraTrainingClient({ baseModel: BASE, rank: 2, seed: 5 });
+    await expect(fresh.optimStep(ADAM)).resolves.toEqual({ step: 1 });
+    expect(proxy.hits.get('/api/v1/create_session')).toBe(2);
+    inject(proxy, 'create_sampling_session', 404, 1, { body: '{}' });
+    const sc = await tinker.createSamplingClient(path0);
+    await expect(sc.sample(PROMPT, 1, { maxTokens: 2, temperature: 1, seed: 1 })).resolves.toHaveLength(1);
+    expect(proxy.hits.get('/api/v1/create_session')).toBe(3);
+    expect(warnings.filter((w) => / the server no longer knows this session \(.*\); opening a new session$/.test(w)).map((w) => w.split(':')[0])).toEqual(['create_model', 'create_sampling_session']);
+    expect(backend.calls).toMatchObject({ createLoraTrainingClient: 2, optimStep: 1 });
+  });
 });

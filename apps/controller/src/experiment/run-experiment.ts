@@ -4,7 +4,7 @@
 //   (phase-table.ts: effective config, shared initialisation, correctness preflight, pilot + gates, both arms,
 //   greedy evaluation, decision) -> the record, however the attempt ended.
 import { cpus } from 'node:os';
-import { rendererFor, TinkerStuckError, type Renderer } from '@rx/backend';
+import { rendererFor, TinkerSessionLostError, TinkerStuckError, type Renderer } from '@rx/backend';
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import { createRxMetrics, type QueueSnapshot } from '@rx/metrics';
 import { stepDeadlineMs } from '@rx/pipeline';
@@ -142,7 +142,7 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
       const started = Date.now();
       phaseStartedAt = started;
       try {
-        await entry.run(ctx, done);
+        await runOnLiveSession(entry.phase, () => entry.run(ctx, done), progress);
         if (!dir.exists(dir.path(entry.resultFile))) throw new Error(`the ${entry.phase} phase completed without writing ${entry.resultFile}`);
         state.addWall(entry.phase, (Date.now() - started) / 1000);
         state.complete(entry.phase);
@@ -160,8 +160,9 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
       outcome = 'stopped';
       message = err.message;
       progress.info(`run stopped: ${err.message}`);
-    } else if (isStuck(err)) {
-      // the service made no progress for the stuck timeout: nothing is lost, the run continues with --resume
+    } else if (isStuck(err) || err instanceof TinkerSessionLostError) {
+      // the service made no progress for the stuck timeout, or lost the controller's session in a phase that is not
+      // started again in-process: nothing is lost, the run continues with --resume
       outcome = 'interrupted';
       message = `${err instanceof Error ? err.message : String(err)} (during ${current ?? 'setup'})`;
       progress.info(`run interrupted: ${message}; continue with rx run --resume ${dir.root}`);
@@ -213,4 +214,25 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
 /** A Tinker call stuck past the stuck timeout, in this process or in a service whose step failed with it. */
 function isStuck(err: unknown): boolean {
   return err instanceof TinkerStuckError || (err instanceof Error && /made no progress for .* \(the stuck timeout; last: /.test(err.message));
+}
+
+/** Phases whose backend work is the controller's own calls (no pipeline jobs in flight): safe to start again at once. */
+const RESTARTED_ON_SESSION_LOSS: ReadonlySet<PhaseName> = new Set(['shared_init', 'preflight', 'evaluation']);
+/** How often one phase is started again on a new session in one attempt before the loss ends the attempt (interrupted). */
+const MAX_SESSION_RESTARTS = 3;
+
+/**
+ * A phase that met the loss of the controller's Tinker session (a client it held is gone with it) is started again
+ * from its beginning on a new session, as a resumed run would (the Tinker client opens one for the next client;
+ * whatever the phase wrote survives: evaluation keeps its finished items); at most MAX_SESSION_RESTARTS times.
+ */
+export async function runOnLiveSession(phase: PhaseName, run: () => Promise<void>, progress: { warn(line: string): void }): Promise<void> {
+  for (let restarts = 0; ; restarts++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof TinkerSessionLostError) || !RESTARTED_ON_SESSION_LOSS.has(phase) || restarts >= MAX_SESSION_RESTARTS) throw err;
+      progress.warn(`the service lost the controller's session during ${phase} (${err.message.split('\n')[0]}): ${phase} starts again on a new session (${restarts + 1} of at most ${MAX_SESSION_RESTARTS})`);
+    }
+  }
 }

@@ -110,6 +110,25 @@ export class TinkerBackend implements PolicyBackend {
   async createLoraTrainingClient(config: LoraConfig): Promise<TrainingClient> {
     this.assertOpen('createLoraTrainingClient');
     if (!Number.isInteger(config.rank) || config.rank < 1) throw new TinkerError(`createLoraTrainingClient: rank must be a positive integer (got ${config.rank})`);
+    return this.inLiveSession('create_model', () => this.createTrainingClient(config));
+  }
+
+  /**
+   * `create` once more on a new session when the server has forgotten this backend's session (TinkerSessionLostError:
+   * the core has dropped it, so the next call opens a new one): a client made now belongs to the new session. Clients
+   * made before the loss stay lost (their model or sampler lived in the old session).
+   */
+  private async inLiveSession<T>(what: string, create: () => Promise<T>): Promise<T> {
+    try {
+      return await create();
+    } catch (err) {
+      if (!(err instanceof TinkerSessionLostError)) throw err;
+      this.logger.warn(`${what}: the server no longer knows this session (${err.message.split('\n')[0]}); opening a new session`);
+      return create();
+    }
+  }
+
+  private async createTrainingClient(config: LoraConfig): Promise<TrainingClient> {
     if (this.seedRefusal !== null) return new TinkerTrainingClient(this.core, await this.createModel(config, false), this.seedRefusal);
     try {
       return new TinkerTrainingClient(this.core, await this.createModel(config, true));
@@ -161,11 +180,13 @@ export class TinkerBackend implements PolicyBackend {
     if (!modelPath.startsWith('tinker://')) {
       throw new TinkerError(`createSamplingClient: expected a tinker:// path from saveWeightsForSampler (got '${modelPath}')`);
     }
-    // as the SDK since 0.3: one sampling session per sampler, numbered within the session
-    const session = await this.core.ensureSession();
-    const body = { session_id: session.sessionId, sampling_session_seq_id: this.core.nextSamplingSessionSeqId(), model_path: modelPath, type: 'create_sampling_session' };
-    const created = await this.core.withRetries('create_sampling_session', () => this.core.post('create_sampling_session', body, createSamplingSessionResponseSchema));
-    return new TinkerSamplingClient(this.core, modelPath, created.sampling_session_id);
+    return this.inLiveSession('create_sampling_session', async () => {
+      // as the SDK since 0.3: one sampling session per sampler, numbered within the session
+      const session = await this.core.ensureSession();
+      const body = { session_id: session.sessionId, sampling_session_seq_id: this.core.nextSamplingSessionSeqId(), model_path: modelPath, type: 'create_sampling_session' };
+      const created = await this.core.withRetries('create_sampling_session', () => this.core.post('create_sampling_session', body, createSamplingSessionResponseSchema));
+      return new TinkerSamplingClient(this.core, modelPath, created.sampling_session_id);
+    });
   }
 
   /** GET /api/v1/healthz once (no retries, 5 s at most). */

@@ -11,7 +11,7 @@ import { TinkerSamplingClient } from './tinker-sampling-client';
 function recordingCore(expiredFirst: number, timing: Partial<TinkerTiming> = {}): { core: TinkerCore; seqIds: number[]; warnings: string[]; http: TinkerHttp } {
   const seqIds: number[] = [];
   const warnings: string[] = [];
-  const http = new TinkerHttp({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tml-x', timeoutMs: 1000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+  const http = new TinkerHttp({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tml-x', timeoutMs: 1000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 }, userAgent: 'rx-test' });
   const core = new TinkerCore(http, {
     pollTimeoutMs: 1000,
     futureTimeoutMs: 1000,
