@@ -44,6 +44,7 @@ import { FutureStore, ResultBudgetError, errorCategory } from './futures.store';
 import { IdempotencyCache } from './idempotency.cache';
 import { LogprobNoise } from './hosted-like.noise';
 import { ModelLimitChecks, checkSeed } from './model-limits';
+import { ComputeLane } from './compute-lane';
 import { ModelSequencer, SeqConflictError } from './model-sequencer';
 import { PathIndex } from './path-index';
 import { ServerMetrics } from './server-metrics';
@@ -123,6 +124,8 @@ export class TinkerApiService implements OnModuleDestroy {
   private readonly archives = new Map<string, { backendPath: string; expiresAt: number }>();
   /** hosted-like logprob noise on forward_backward (null: exact) */
   private readonly noise: LogprobNoise | null;
+  /** the model's compute, one request at a time with the event loop turning between them (compute-lane.ts) */
+  private readonly lane = new ComputeLane();
 
   constructor(
     @Inject(POLICY_SERVER_CONFIG) private readonly config: PolicyServerConfig,
@@ -475,7 +478,7 @@ export class TinkerApiService implements OnModuleDestroy {
       this.admitWork();
       let work: Promise<unknown>;
       try {
-        work = model.sequencer.enqueue(seq, () => run(model));
+        work = model.sequencer.enqueue(seq, () => this.lane.run(() => run(model)));
       } catch (err) {
         if (err instanceof SeqConflictError) throw apiError(409, `${endpoint}: ${err.message}`);
         throw err;
@@ -619,13 +622,15 @@ export class TinkerApiService implements OnModuleDestroy {
       this.admitWork();
       const work = (async () => {
         const client = await samplerClient();
-        const sequences = await client.sample(prompt, req.num_samples, {
-          maxTokens,
-          temperature: p.temperature,
-          stopTokens,
-          ...(p.seed !== undefined && p.seed !== null ? { seed: p.seed } : {}),
-        });
-        const promptLogprobs = req.prompt_logprobs ? await client.computeLogprobs(prompt) : undefined;
+        const { sequences, promptLogprobs } = await this.lane.run(async () => ({
+          sequences: await client.sample(prompt, req.num_samples, {
+            maxTokens,
+            temperature: p.temperature,
+            stopTokens,
+            ...(p.seed !== undefined && p.seed !== null ? { seed: p.seed } : {}),
+          }),
+          promptLogprobs: req.prompt_logprobs ? await client.computeLogprobs(prompt) : undefined,
+        }));
         const res: SampleResponse = {
           sequences: sequences.map((s) => ({ stop_reason: s.stopReason, tokens: s.tokens, logprobs: s.logprobs })),
           ...(promptLogprobs ? { prompt_logprobs: promptLogprobs } : {}),
