@@ -6,6 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { CheckpointBytesUnavailableError, InMemoryPolicyBackend, TinkerApiError, TinkerBackend, readCheckpointArchive } from '@rx/backend';
@@ -114,6 +116,32 @@ describe('checkpoint archives over the wire', () => {
     // a token never handed out, and one of another form, are refused
     expect((await fetch(location.replace(/[0-9a-f]{64}$/, '0'.repeat(64)))).status).toBe(404);
     expect((await fetch(location.replace(/[0-9a-f]{64}$/, 'x'))).status).toBe(401);
+  });
+
+  it('behind a proxy, the signed URL starts with RX_POLICY_PUBLIC_URL, not with the Host the server was reached at', async () => {
+    // a reverse proxy that serves the server under /tinker on its own port (as an ingress or a TLS proxy would)
+    let upstream = '';
+    const proxy = http.createServer((req, res) => {
+      if (!req.url?.startsWith('/tinker/')) return void res.writeHead(404).end();
+      const fwd = http.request(`${upstream}${req.url.slice('/tinker'.length)}`, { method: req.method, headers: { ...req.headers, host: new URL(upstream).host } }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      req.pipe(fwd);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+    const publicUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/tinker`;
+    const { server } = await serve({ publicUrl });
+    upstream = server.url;
+    const tinker = tinkerClient(publicUrl);
+    const client = await tinker.createLoraTrainingClient({ baseModel: 'rx-test/bigram', rank: 1, seed: 5 });
+    const state = await client.saveState('s');
+    const route = `/api/v1/training_runs/${state.slice('tinker://'.length).split('/')[0]}/checkpoints/weights/s/archive`;
+    const redirect = await fetch(`${publicUrl}${route}`, { redirect: 'manual', headers: { 'x-api-key': API_KEY } });
+    expect(redirect.headers.get('location')).toMatch(new RegExp(`^${publicUrl}/api/v1/archives/[0-9a-f]{64}$`));
+    // the client follows it through the proxy and hashes what the server behind it holds
+    expect((await tinker.checkpointAdapter(state)).sha256).toBe((await tinkerClient(server.url).checkpointAdapter(state)).sha256);
   });
 
   it('reads archives made by the system tar: gzipped, in a directory, adapter_model.bin when there is no safetensors', () => {

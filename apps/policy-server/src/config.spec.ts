@@ -23,6 +23,7 @@ describe('policy server configuration', () => {
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 20_000,
       maxConnections: 512,
+      publicUrl: null,
       hostedLike: null,
     });
     expect(policyServerConfigSchema.parse({ PORT: '0', HOST: '0.0.0.0', RX_POLICY_API_KEY: 'a-long-enough-key', RX_POLICY_LATENCY_MS: '25', RX_POLICY_BACKEND: 'memory', PORT_UNUSED: 'x' })).toMatchObject({
@@ -47,5 +48,13 @@ describe('policy server configuration', () => {
       "policy-server configuration: RX_POLICY_BACKEND must be 'embedded' or 'memory'; RX_POLICY_LATENCY_MS must be an integer >= 0; RX_POLICY_API_KEY must be at least 8 characters when set",
     );
     expect(message).not.toContain('short');
+  });
+
+  it('takes a public URL for the signed archive URLs (http or https, no query), without its trailing slash', () => {
+    expect(parsePolicyServerConfig({ RX_POLICY_PUBLIC_URL: 'https://rx.example.org/tinker/' }).publicUrl).toBe('https://rx.example.org/tinker');
+    expect(parsePolicyServerConfig({ RX_POLICY_PUBLIC_URL: ' ' }).publicUrl).toBeNull();
+    expect(() => parsePolicyServerConfig({ RX_POLICY_PUBLIC_URL: 'rx.example.org' })).toThrow('policy-server configuration: RX_POLICY_PUBLIC_URL must be a URL (http:// or https://)');
+    expect(() => parsePolicyServerConfig({ RX_POLICY_PUBLIC_URL: 'ftp://rx.example.org' })).toThrow('RX_POLICY_PUBLIC_URL must be an http:// or https:// URL');
+    expect(() => parsePolicyServerConfig({ RX_POLICY_PUBLIC_URL: 'https://rx.example.org/?a=1' })).toThrow('RX_POLICY_PUBLIC_URL must have no query, fragment or credentials');
   });
 });

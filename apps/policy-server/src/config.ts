@@ -64,6 +64,11 @@ export const policyServerConfigSchema = z
     RX_POLICY_HEADERS_TIMEOUT_MS: intVar(1, 20_000),
     /** most open connections; more are closed at once */
     RX_POLICY_MAX_CONNECTIONS: intVar(1, 512),
+    /**
+     * the server's URL as its clients reach it (behind a TLS proxy or an ingress: https://host[:port][/prefix]); the
+     * signed archive URLs start with it. Unset: the request's own protocol and Host header
+     */
+    RX_POLICY_PUBLIC_URL: z.preprocess(emptyToUndefined, z.string().trim().transform(publicUrl).optional()),
     /** the hosted-like mode (hosted-like.config.ts): a JSON object, or @<file> holding one; unset: off */
     RX_POLICY_HOSTED_LIKE: z
       .string()
@@ -106,8 +111,23 @@ export const policyServerConfigSchema = z
     requestTimeoutMs: e.RX_POLICY_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: e.RX_POLICY_HEADERS_TIMEOUT_MS,
     maxConnections: e.RX_POLICY_MAX_CONNECTIONS,
+    publicUrl: e.RX_POLICY_PUBLIC_URL ?? null,
     hostedLike: e.RX_POLICY_HOSTED_LIKE,
   }));
+
+/** RX_POLICY_PUBLIC_URL: an http(s) URL with no query, fragment or credentials, without its trailing slash */
+function publicUrl(value: string, ctx: z.RefinementCtx): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a URL (http:// or https://)' });
+    return z.NEVER;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an http:// or https:// URL' });
+  else if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must have no query, fragment or credentials' });
+  return value.replace(/\/+$/, '');
+}
 
 /** 127.0.0.0/8, ::1 and localhost: only processes on this machine can connect. */
 export function isLoopbackHost(host: string): boolean {

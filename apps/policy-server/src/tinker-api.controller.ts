@@ -5,7 +5,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res, StreamableFile } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { PROTOBUF_CONTENT_TYPE } from '@rx/backend';
-import { ARCHIVE_DOWNLOAD_PREFIX, Public } from './auth';
+import { Public } from './auth';
 import { TinkerApiService } from './tinker-api.service';
 
 const IDEMPOTENCY = 'x-idempotency-key';
@@ -85,8 +85,8 @@ export class TinkerApiController {
    */
   @Get('training_runs/:runId/checkpoints/:kind/:name/archive')
   checkpointArchive(@Param('runId') runId: string, @Param('kind') kind: string, @Param('name') name: string, @Req() req: Request, @Res() res: Response): void {
-    const { token, expires } = this.api.checkpointArchiveUrl(runId, kind, name, req.originalUrl);
-    res.status(302).set({ Location: `${req.protocol}://${req.headers.host ?? `127.0.0.1`}${ARCHIVE_DOWNLOAD_PREFIX}${token}`, Expires: expires.toUTCString() }).end();
+    const { location, expires } = this.api.checkpointArchiveUrl(runId, kind, name, req.originalUrl, `${req.protocol}://${req.headers.host ?? '127.0.0.1'}`);
+    res.status(302).set({ Location: location, Expires: expires.toUTCString() }).end();
   }
 
   /** The archive behind a signed URL: public (the URL is the credential, as a signed storage URL), for 15 minutes. */

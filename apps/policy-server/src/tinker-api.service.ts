@@ -39,6 +39,7 @@ import {
 } from '@rx/backend';
 import { z, type ZodType, type ZodTypeDef } from 'zod';
 import { apiError, invalidRequest } from './api-error';
+import { ARCHIVE_DOWNLOAD_PREFIX } from './auth';
 import type { PolicyServerConfig } from './config';
 import { FutureStore, ResultBudgetError, errorCategory } from './futures.store';
 import { IdempotencyCache } from './idempotency.cache';
@@ -690,10 +691,12 @@ export class TinkerApiService implements OnModuleDestroy {
   }
 
   /**
-   * get_checkpoint_archive_url: a token for the archive of a checkpoint this server saved, valid ARCHIVE_URL_TTL_MS.
-   * In the hosted-like mode with no_archive_route, a 404 as for a route the server does not have.
+   * get_checkpoint_archive_url: a signed URL of the archive of a checkpoint this server saved, valid
+   * ARCHIVE_URL_TTL_MS: RX_POLICY_PUBLIC_URL when set, else `origin` (the request's protocol and Host), then
+   * ARCHIVE_DOWNLOAD_PREFIX and a random token. In the hosted-like mode with no_archive_route, a 404 as for a route
+   * the server does not have.
    */
-  checkpointArchiveUrl(runId: string, kind: string, name: string, url: string): { token: string; expires: Date } {
+  checkpointArchiveUrl(runId: string, kind: string, name: string, url: string, origin: string): { location: string; expires: Date } {
     if (this.config.hostedLike?.no_archive_route) throw new NotFoundException(`Cannot GET ${url}`);
     if (kind !== 'weights' && kind !== 'sampler_weights') throw apiError(400, `archive: '${kind}' is not a checkpoint kind (weights or sampler_weights)`);
     const tinkerPath = formatTinkerPath({ runId, kind, name });
@@ -705,7 +708,7 @@ export class TinkerApiService implements OnModuleDestroy {
     const token = randomBytes(32).toString('hex');
     const expires = new Date(now + ARCHIVE_URL_TTL_MS);
     this.archives.set(token, { backendPath: entry.backendPath, expiresAt: expires.getTime() });
-    return { token, expires };
+    return { location: `${this.config.publicUrl ?? origin}${ARCHIVE_DOWNLOAD_PREFIX}${token}`, expires };
   }
 
   /** The archive (tar) behind a token of checkpointArchiveUrl; 404 once it has expired or for a token never given. */
