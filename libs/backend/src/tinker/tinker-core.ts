@@ -114,6 +114,8 @@ export class TinkerCore {
   private jwt?: TinkerJwtAuth;
   /** counts sessions: a client made in one session is dead once it is lost */
   private generation = 0;
+  /** counts forgotten sessions: a 404 that answers a request sent before the last loss says nothing of the session now */
+  private sessionEpoch = 0;
 
   constructor(
     readonly http: TinkerHttp,
@@ -159,11 +161,14 @@ export class TinkerCore {
 
   /** One HTTP call; a 404 on a call that names this session or one of its models or samplers means it is gone. */
   async request(req: TinkerHttpRequest): Promise<TinkerHttpResponse> {
+    const epoch = this.sessionEpoch;
     try {
       return await this.http.request(req);
     } catch (err) {
       if (err instanceof TinkerApiError && err.status === 404 && SESSION_SCOPED.has(req.path.slice(TINKER_API_PREFIX.length + 1))) {
-        this.forgetSession();
+        // only a request of the session now in use forgets it: a late 404 of one sent before the loss (calls in
+        // flight at once all meet it) must not end the session opened since
+        if (epoch === this.sessionEpoch) this.forgetSession();
         throw new TinkerSessionLostError(err.endpoint, err.status, err.body, err.attempts, `the server no longer knows this session or its model/sampler (${err.message})`);
       }
       throw err;
@@ -189,6 +194,7 @@ export class TinkerCore {
   }
 
   private forgetSession(): void {
+    this.sessionEpoch++;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
     this.session = undefined;
