@@ -8,3 +8,4 @@ export * from './qwen3-renderer.tokenizer';
 export * from './qwen3-renderer';
 export * from './renderer-registry';
 export * from './hash-chain-policy.backend';
+export * from './tokenizer-pin';

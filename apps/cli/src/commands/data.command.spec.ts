@@ -134,7 +134,7 @@ describe('rx data fetch gsm8k', () => {
       expect(offline.stderr).toBe(`rx: cannot reach http://127.0.0.1:${port} (ECONNREFUSED); offline? copy a local folder with --from <dir>\n`);
       expect(badUrl.stderr).toBe('rx: RX_HF_DATASETS_SERVER_URL must be a URL\n');
       expect(usage.stderr).toMatch(/^rx: missing action; usage: rx data fetch gsm8k/);
-      expect(other.stderr).toMatch(/^rx: cannot fetch 'arith': only gsm8k is fetched \(arith is generated\)/);
+      expect(other.stderr).toMatch(/^rx: cannot fetch 'arith': gsm8k or a tokenizer \(rx data fetch tokenizer <base model>\) is fetched \(arith is generated\)/);
       for (const r of [offline, badUrl, usage, other]) expect(r.code).toBe(2);
     });
   });

@@ -1,4 +1,4 @@
-// rx data fetch gsm8k [--out DIR] [--from PATH] [--no-verify]
+// rx data fetch gsm8k [--out DIR] [--from PATH] [--no-verify]   (rx data fetch tokenizer: data-tokenizer.command.ts)
 // Puts GSM8K's train.jsonl / test.jsonl in DIR (default data/gsm8k under the repo): downloaded from the public hub
 // (openai/gsm8k, main, through the datasets-server rows API; RX_HF_DATASETS_SERVER_URL overrides the server), or
 // copied from a local folder with --from. Unless --no-verify, the sizes and sha256 must be the public release's.
@@ -20,6 +20,7 @@ import {
 } from '@rx/datasets';
 import { z } from 'zod';
 import { UserError } from '../user-error';
+import { runFetchTokenizer } from './data-tokenizer.command';
 import { argsError, shown } from './validate.command';
 
 const USAGE = 'usage: rx data fetch gsm8k [--out DIR] [--from PATH] [--no-verify]';
@@ -49,7 +50,7 @@ function parseOptions(argv: string[]): Options {
   const [action, dataset, ...extra] = parsed.positionals;
   if (action !== 'fetch') throw new UserError(`${action ? `unknown action '${shown(action)}'` : 'missing action'}; ${USAGE}`);
   if (dataset !== 'gsm8k') {
-    throw new UserError(`${dataset ? `cannot fetch '${shown(dataset)}'` : 'missing dataset'}: only gsm8k is fetched (arith is generated); ${USAGE}`);
+    throw new UserError(`${dataset ? `cannot fetch '${shown(dataset)}'` : 'missing dataset'}: gsm8k or a tokenizer (rx data fetch tokenizer <base model>) is fetched (arith is generated); ${USAGE}`);
   }
   if (extra.length > 0) throw new UserError(`unexpected argument '${shown(extra[0])}'; ${USAGE}`);
   return { out: path.resolve(parsed.values.out ?? DEFAULT_GSM8K_DIR), from: parsed.values.from, verify: !parsed.values['no-verify'] };
@@ -100,6 +101,8 @@ async function fromHub(opts: Options): Promise<string[]> {
 }
 
 export async function run(argv: string[]): Promise<number> {
+  const positionals = argv.filter((a) => !a.startsWith('-'));
+  if (positionals[0] === 'fetch' && positionals[1] === 'tokenizer') return runFetchTokenizer(argv);
   const opts = parseOptions(argv);
   let lines: string[];
   try {

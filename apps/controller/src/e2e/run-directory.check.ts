@@ -90,7 +90,12 @@ export function checkStepLogs(armDir: string, steps: readonly StepRecord[]): voi
 }
 
 /** checks a completed run directory; returns its record and the recomputed decision */
-export function checkCompletedRun(out: string, expectedTestIds: readonly string[]): { record: RunRecord; decision: HoeffdingRecord; spec: ExperimentSpec } {
+export function checkCompletedRun(
+  out: string,
+  expectedTestIds: readonly string[],
+  /** a service whose forward_backward logprobs carry per-request noise (hosted-like): the arms' outputs are the same within the tolerance, not bit for bit */
+  opts: { noisyLogprobs?: boolean } = {},
+): { record: RunRecord; decision: HoeffdingRecord; spec: ExperimentSpec } {
   const dir = new RunDir(out);
   const parsed = loadSpecText(readFileSync(dir.specFile, 'utf8'));
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
@@ -114,8 +119,12 @@ export function checkCompletedRun(out: string, expectedTestIds: readonly string[
   expect(pf.probe.map((p) => [p['arm'], p['finite']])).toEqual(spec.arms.map((a) => [a.name, true]));
 
   // shared initialisation: one state, identical outputs for both arms before and at their first update
-  expect(record.shared_initialisation?.identical).toBe(true);
-  expect(new Set(Object.values(record.shared_initialisation!.arms).map((a) => a.output_sha256)).size).toBe(1);
+  if (opts.noisyLogprobs) {
+    expect([record.shared_initialisation?.identical, record.shared_initialisation?.same_output?.pass]).toEqual([false, true]);
+  } else {
+    expect(record.shared_initialisation?.identical).toBe(true);
+    expect(new Set(Object.values(record.shared_initialisation!.arms).map((a) => a.output_sha256)).size).toBe(1);
+  }
   expect(record.training?.first_update_check?.identical).toBe(true);
 
   // pilot: the gate metrics of the chosen pilot recomputed from its step logs and held-out rewards
