@@ -43,6 +43,10 @@ export const controllerConfigSchema = z.object({
   RX_POLICY_API_KEY: z.preprocess(emptyToUndefined, z.string().min(8, 'must be at least 8 characters').optional()),
   /** how long a Tinker call may make no progress (429, 5xx, no answer) before the run stops, resumable (SDK: 120 min); passed to the services */
   RX_TINKER_STUCK_TIMEOUT_MS: intVar(1_000, 7 * 24 * 3_600_000).optional(),
+  /** the tokenizer.json every process of the run reads (a Hugging Face base model); else the user's cache (@rx/backend tokenizer-pin.ts) */
+  RX_TOKENIZER_PATH: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
+  /** the user's cache directory for rx (default $XDG_CACHE_HOME/rx, else ~/.cache/rx): pinned tokenizers */
+  RX_CACHE_DIR: z.preprocess(emptyToUndefined, z.string().min(1).optional()),
   /** the Tinker backend (--backend tinker) */
   // sent as an HTTP header: printable Latin-1 only (fetch refuses anything else, mid-run)
   TINKER_API_KEY: z.preprocess(emptyToUndefined, z.string().regex(/^[\x21-\x7e\xa0-\xff]+$/, 'must be printable Latin-1 characters without spaces (it is sent as an HTTP header)').optional()),

@@ -17,6 +17,17 @@ export const effectiveConfigSchema = jsonObject({
   data: jsonObject({ dataset: jsonObject({ name: z.string() }), n_train: z.number().int().nonnegative(), n_test: z.number().int().nonnegative() }),
   backend: z.enum(['embedded', 'tinker']),
   services: z.enum(['spawn', 'external']),
+  /** the run's one tokenizer file (a Hugging Face base model; null for the embedded character model): path, sha256, revision, rx's pin */
+  tokenizer: jsonObject({
+    path: z.string(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    source: z.enum(['RX_TOKENIZER_PATH', 'cache']),
+    revision: z.string().nullable(),
+    pin: jsonObject({ hubModel: z.string(), revision: z.string(), sha256: z.string() }).nullable(),
+    matches_pin: z.boolean().nullable(),
+  })
+    .nullable()
+    .optional(),
   /** written by the shared initialisation when the service refused the spec's seed at create_model */
   lora_seed: jsonObject({ requested: z.number().int(), sent: z.boolean(), refusal: z.string().nullable() }).optional(),
 });

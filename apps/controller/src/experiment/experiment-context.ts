@@ -1,7 +1,7 @@
 // What every phase of a run works with: the run directory and its state, the spec, the data, the backend (for
 // the probe, the shared initialisation, held-out sampling and evaluation) and the step bus (training steps go
 // through the services).
-import type { PolicyBackend, Renderer } from '@rx/backend';
+import type { PolicyBackend, Renderer, RunTokenizer } from '@rx/backend';
 import type { RxMetrics } from '@rx/metrics';
 import type { ExperimentSpec } from '@rx/spec';
 import type { StepBus } from '../infra/step-bus';
@@ -18,6 +18,8 @@ export interface ExperimentContext {
   data: ExperimentData;
   backend: PolicyBackend;
   renderer: Renderer;
+  /** the run's tokenizer file (null: the renderer needs none), the one every process of the run reads */
+  tokenizer?: RunTokenizer | null;
   bus: StepBus;
   progress: ProgressReporter;
   metrics: RxMetrics;

@@ -4,7 +4,7 @@
 //   (phase-table.ts: effective config, shared initialisation, correctness preflight, pilot + gates, both arms,
 //   greedy evaluation, decision) -> the record, however the attempt ended.
 import { cpus } from 'node:os';
-import { rendererFor, TinkerSessionLostError, TinkerStuckError, type Renderer } from '@rx/backend';
+import { rendererFor, resolveRunTokenizer, TinkerSessionLostError, TinkerStuckError, TokenizerUnavailableError, type Renderer, type RunTokenizer } from '@rx/backend';
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import { createRxMetrics, type QueueSnapshot } from '@rx/metrics';
 import { stepDeadlineMs } from '@rx/pipeline';
@@ -31,6 +31,9 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const plan = planRun(opts);
   // a wrong key or URL, or a base model the service does not serve, is a user's mistake found before the run
   // directory is written, not a failed run
+  // the one tokenizer file of the run (a Hugging Face base model), or one line before anything is written (first:
+  // it needs no network, and offline with nothing cached its line is the one that helps)
+  const tokenizer = runTokenizer(plan.spec.base_model, opts.config);
   if (plan.backend === 'tinker') await checkTinkerCredentials(tinkerCredentials(opts.config), { baseModel: plan.spec.base_model, rank: plan.spec.lora_rank });
   // REDIS_URL as given, or one line before the run directory is written (a private Redis comes with the services)
   if (opts.config.REDIS_URL !== undefined) {
@@ -43,9 +46,10 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const relevant = codeRelevantSha256(code.files);
   // a resumed run is the run it was (spec, effective configuration, code), or one line, before anything is written
   const accepted = run.resumed ? checkSameRun(run.dir, run.manifest, run.spec, run.state.state, relevant, opts.acceptChanges === true) : [];
+  if (run.resumed) checkSameTokenizer(run, tokenizer);
   const release = await acquireRunLock(run.dir, { staleAfterMs: opts.config.RX_RUN_LOCK_STALE_MS });
   try {
-    return await driveRun(run, opts, { treeSha256: code.tree_sha256, relevantSha256: relevant, accepted });
+    return await driveRun(run, opts, { treeSha256: code.tree_sha256, relevantSha256: relevant, accepted }, tokenizer);
   } finally {
     release();
   }
@@ -58,7 +62,26 @@ interface AttemptCode {
   accepted: string[];
 }
 
-async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCode): Promise<RunOutcome> {
+/** The run's tokenizer (RX_TOKENIZER_PATH, else the user's cache); a RunUserError (exit 2, nothing written) when there is none. */
+function runTokenizer(baseModel: string, config: RunOptions['config']): RunTokenizer | null {
+  try {
+    return resolveRunTokenizer(baseModel, { RX_TOKENIZER_PATH: config.RX_TOKENIZER_PATH, RX_CACHE_DIR: config.RX_CACHE_DIR, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME });
+  } catch (err) {
+    if (err instanceof TokenizerUnavailableError) throw new RunUserError(err.message);
+    throw err;
+  }
+}
+
+/** One tokenizer per run: a resumed run reads the file its effective configuration recorded (same sha256), or one line. */
+function checkSameTokenizer(run: OpenedRun, tokenizer: RunTokenizer | null): void {
+  const recorded = readRunFileIfExists(run.dir, 'effective-config.json')?.tokenizer;
+  if (!recorded || recorded.sha256 === tokenizer?.sha256) return;
+  throw new RunUserError(
+    `the run was started with the tokenizer sha256 ${recorded.sha256} (${recorded.path}); this attempt would read ${tokenizer ? `sha256 ${tokenizer.sha256} (${tokenizer.path})` : 'none'}: set RX_TOKENIZER_PATH to the run's file (nothing was written)`,
+  );
+}
+
+async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCode, tokenizer: RunTokenizer | null): Promise<RunOutcome> {
   const { dir, state, progress } = { ...run, progress: opts.progress };
   const status = state.state.status;
   const budgetStopped = status === 'stopped' && (state.state.reason ?? '').startsWith(BUDGET_STOP);
@@ -98,10 +121,11 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
   try {
     const setupStarted = Date.now();
     current = 'setup';
-    infra = await startInfra(run, opts, metrics, abort, () => current);
+    infra = await startInfra(run, opts, metrics, abort, () => current, tokenizer?.path ?? null);
     const repository = infra.bus.queueRepository;
     snapshot = () => repository.snapshot(QUEUE_NAME_LIST);
-    const renderer: Renderer = await rendererFor(run.spec.base_model);
+    const renderer: Renderer = await rendererFor(run.spec.base_model, tokenizer ? { tokenizerPath: tokenizer.path } : {});
+    if (tokenizer) progress.info(`tokenizer: ${tokenizer.path} (sha256 ${tokenizer.sha256.slice(0, 12)}, ${tokenizer.source}${tokenizer.revision ? `, revision ${tokenizer.revision}` : ''}${tokenizer.matches_pin === false ? ", NOT rx's pinned file" : ''}), for the controller and every service`);
     const data = opts.data ?? (await loadExperimentData(run.spec, { repoRoot: REPO_ROOT }));
     abort.signal.addEventListener('abort', () => infra?.bus.fail(abort.signal.reason instanceof Error ? abort.signal.reason : new Interrupted('interrupted')), { once: true });
     state.addWall('setup', (Date.now() - setupStarted) / 1000);
@@ -115,6 +139,7 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
       data,
       backend: infra.backend,
       renderer,
+      tokenizer,
       bus: infra.bus,
       progress,
       metrics,

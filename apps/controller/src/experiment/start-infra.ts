@@ -33,7 +33,8 @@ export interface Infra {
   close(): Promise<void>;
 }
 
-export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, abort: AbortController, phase: () => string | null): Promise<Infra> {
+/** `tokenizerPath`: the run's tokenizer file, handed to every service it starts (RX_TOKENIZER_PATH), null when none */
+export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMetrics, abort: AbortController, phase: () => string | null, tokenizerPath: string | null = null): Promise<Infra> {
   const { config, progress } = opts;
   const closers: Array<() => Promise<void>> = [];
   const close = async (): Promise<void> => {
@@ -82,6 +83,8 @@ export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMe
       }
       const common: Record<string, string> = { REDIS_URL: redis.url, RX_BACKEND_URL: backendUrl, TINKER_API_KEY: apiKey, RX_DATA_DIR: dataDir, RX_QUEUE_PREFIX: prefix, HOST: '127.0.0.1' };
       if (config.RX_TINKER_STUCK_TIMEOUT_MS !== undefined) common.RX_TINKER_STUCK_TIMEOUT_MS = String(config.RX_TINKER_STUCK_TIMEOUT_MS);
+      // one tokenizer file for the run: the one the controller resolved and hashed, whatever the services' environment says
+      if (tokenizerPath !== null) common.RX_TOKENIZER_PATH = tokenizerPath;
       if (redis.insecureLocal) {
         // the services refuse a Redis without a password unless told this is a development machine: it is
         common.RX_ALLOW_INSECURE_REDIS = '1';

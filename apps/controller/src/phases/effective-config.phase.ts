@@ -42,6 +42,7 @@ export function writeEffectiveConfig(ctx: ExperimentContext): EffectiveConfig {
     backend: ctx.manifest.backend,
     services: ctx.manifest.services,
     renderer: { name: ctx.renderer.name, stop_tokens: ctx.renderer.stopTokens },
+    tokenizer: ctx.tokenizer ?? null,
   };
   writeRunFile(ctx.dir, 'effective-config.json', config);
   ctx.progress.info(`effective config: ${spec.steps} steps x ${spec.batch_size} rollouts per arm, ${ctx.data.test.length} eval items, ${ctx.data.source}`);
