@@ -63,7 +63,6 @@ function gsm8kQuestions(): string[] {
     const run = resolveRunTokenizer('Qwen/Qwen3.5-2B', { RX_TOKENIZER_PATH: file, RX_CACHE_DIR: '/nonexistent' });
     expect(run).toMatchObject({ path: file, source: 'RX_TOKENIZER_PATH', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     ours = loadTokenizerFromPath(run!.path);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     theirs = (require(PACKAGE) as { fromPreTrained: () => typeof theirs }).fromPreTrained();
   });
 
