@@ -76,6 +76,8 @@ export interface TrainingClient {
   forward?(datums: Datum[], lossFn: LossFn): Promise<ForwardBackwardResult>;
   /** Loads the weights of a saveState checkpoint and starts the optimizer afresh (Tinker's load_state). */
   loadWeights?(path: string): Promise<void>;
+  /** Frees the model on the service (Tinker's unload_model); its saved checkpoints stay. The client is done after it. */
+  unload?(): Promise<void>;
 }
 
 export interface SamplingClient {

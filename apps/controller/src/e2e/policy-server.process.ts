@@ -12,10 +12,11 @@ export interface PolicyServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startPolicyServerProcess(opts: { apiKey: string; dataDir: string; hostedLike?: object; logFile: string }): Promise<PolicyServerProcess> {
+export async function startPolicyServerProcess(opts: { apiKey: string; dataDir: string; hostedLike?: object; logFile: string; env?: Record<string, string> }): Promise<PolicyServerProcess> {
   const port = await freePort();
   const env: Record<string, string> = { HOST: '127.0.0.1', PORT: String(port), RX_DATA_DIR: opts.dataDir, RX_POLICY_API_KEY: opts.apiKey };
   if (opts.hostedLike) env.RX_POLICY_HOSTED_LIKE = JSON.stringify(opts.hostedLike);
+  Object.assign(env, opts.env);
   const child = await startNodeProcess({ name: 'policy-server', entry: 'apps/policy-server/src/main.ts', env, waitReady: false, logFile: opts.logFile });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;

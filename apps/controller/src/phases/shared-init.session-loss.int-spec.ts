@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { rendererFor, TinkerBackend, TinkerSessionLostError } from '@rx/backend';
+import { rendererFor, TinkerBackend, TinkerSessionLostError, TinkerStuckError, type LoraConfig, type PolicyBackend, type TrainingClient } from '@rx/backend';
 import { RunDir, sharedInitSchema } from '@rx/run-dir';
 import { loadSpecText, type ExperimentSpec } from '@rx/spec';
 import { startPolicyServerProcess, type PolicyServerProcess } from '../e2e/policy-server.process';
@@ -71,5 +71,60 @@ describe('shared initialisation through a lost session', () => {
     const { error, log } = await sharedInitLosingAt(13, false);
     expect(log).toMatch(/hosted-like: lost every session \(1\) at request 13/);
     expect(error).toBeInstanceOf(TinkerSessionLostError);
+  });
+
+  describe('unload_model of the models it no longer needs', () => {
+    // a server that holds 2 models at once: the shared init (its own model, then one per arm, each loaded from the
+    // state) fits only if each model is unloaded once its work is done
+    async function sharedInitOnTwoModels(name: string, withUnload: boolean) {
+      const server = await startPolicyServerProcess({ apiKey: KEY, dataDir: path.join(root, `ps-${name}`), logFile: path.join(root, `ps-${name}.log`), env: { RX_POLICY_MAX_MODELS: '2' } });
+      servers.push(server);
+      const tinker = new TinkerBackend({ baseUrl: server.url, apiKey: KEY, retries: 0, timing: { stuckTimeoutMs: 3000 }, logger: { warn: () => undefined } });
+      // the control: the same backend, its training clients without unload
+      const backend: PolicyBackend = withUnload
+        ? tinker
+        : Object.assign(Object.create(tinker) as TinkerBackend, {
+            createLoraTrainingClient: async (c: LoraConfig): Promise<TrainingClient> => {
+              const t = await tinker.createLoraTrainingClient(c);
+              return {
+                modelId: t.modelId,
+                seedRefused: t.seedRefused,
+                forwardBackward: (d, l) => t.forwardBackward(d, l),
+                optimStep: (p) => t.optimStep(p),
+                saveWeightsForSampler: (n, o) => t.saveWeightsForSampler(n, o),
+                saveState: (n, o) => t.saveState(n, o),
+                loadState: (p) => t.loadState(p),
+              };
+            },
+          });
+      const lines: string[] = [];
+      const progress: ProgressReporter = { info: (l) => lines.push(l), warn: (l) => lines.push(l), arm: () => undefined, close: () => undefined };
+      const dir = new RunDir(path.join(root, `run-${name}`));
+      try {
+        const error = await runSharedInit({ spec, backend, renderer: await rendererFor(spec.base_model), data, dir, progress, manifest: { runId: `si-${name}` } }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        const metrics = await (await fetch(`${server.url}/metrics`, { headers: { 'X-API-Key': KEY } })).text();
+        const unloads = Number(/rx_policy_server_requests_total\{endpoint="unload_model",status="200"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
+        return { error, unloads, lines };
+      } finally {
+        await tinker.close();
+      }
+    }
+
+    it('unloads the shared state\'s model and each arm\'s once their evidence is taken: the init fits in 2 live models', async () => {
+      const { error, unloads, lines } = await sharedInitOnTwoModels('unload', true);
+      expect(error).toBeNull();
+      expect(unloads).toBe(1 + spec.arms.length);
+      expect(lines.filter((l) => /unload_model .* failed/.test(l))).toEqual([]);
+    });
+
+    it('(control) without unload_model the third model is refused (HTTP 429 until the stuck timeout)', async () => {
+      const { error, unloads } = await sharedInitOnTwoModels('no-unload', false);
+      expect(unloads).toBe(0);
+      expect(error).toBeInstanceOf(TinkerStuckError);
+      expect((error as Error).message).toMatch(/create_model made no progress .*HTTP 429/);
+    });
   });
 });

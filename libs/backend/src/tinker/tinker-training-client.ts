@@ -15,6 +15,7 @@ import {
   optimStepResponseSchema,
   saveWeightsForSamplerResponseSchema,
   saveWeightsResponseSchema,
+  unloadModelResponseSchema,
   type ForwardBackwardOutput,
   type TinkerRequestType,
   type UntypedApiFuture,
@@ -149,6 +150,12 @@ export class TinkerTrainingClient implements TrainingClient {
   async loadState(path: string): Promise<void> {
     if (!path.startsWith('tinker://')) throw new TinkerError(`loadState: expected a tinker:// path from saveState (got '${path}')`);
     await this.trainingCall('load_weights', { path, optimizer: true, type: 'load_weights' }, 'LoadWeights', loadWeightsResponseSchema);
+  }
+
+  /** unload_model: the service frees the model (its saved checkpoints stay); the client cannot be used afterwards. */
+  async unload(): Promise<void> {
+    await this.core.sessionOf(this.generation, 'unload_model');
+    await this.core.submitAndAwait('unload_model', { model_id: this.modelId, type: 'unload_model' }, 'UnloadModel', unloadModelResponseSchema);
   }
 
   private checkName(what: string, name: string): void {

@@ -99,7 +99,9 @@ export type TinkerRequestType =
   | 'SaveWeights'
   | 'LoadWeights'
   | 'SaveWeightsForSampler'
-  | 'Sample';
+  | 'Sample'
+  // unload_model's poll: not among the types the SDK 0.25 notes list; the value only labels the poll
+  | 'UnloadModel';
 
 // ---- training ----
 export const loraConfigSchema = z.object({
@@ -118,6 +120,7 @@ export const createModelRequestSchema = z.object({
   type: z.literal('create_model').optional(),
 });
 export const createModelResponseSchema = z.object({ model_id: z.string().min(1) });
+export const unloadModelResponseSchema = z.object({ model_id: z.string().min(1) }).passthrough();
 
 export const forwardBackwardRequestSchema = z.object({
   model_id: z.string().min(1),
