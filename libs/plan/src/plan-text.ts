@@ -1,10 +1,9 @@
 // rx plan's printed form: the decision per bound (the pre-registered first, the others labelled exploratory), the
 // cost per arm and in all, the wall time, money or why not, and the budget.
-import type { BoundName } from '@rx/stats';
+import { BOUND_LABELS, type BoundName } from '@rx/stats';
 import type { Plan } from './plan';
 import { totalTokens, type WorkCount } from './plan-cost';
 
-const NAMES: Record<BoundName, string> = { hoeffding: 'Hoeffding', empirical_bernstein: 'empirical Bernstein', betting: 'betting' };
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(4)}`;
 const pct = (p: number | null) => (p === null ? '  -  ' : `${(100 * p).toFixed(1).padStart(5)}%`);
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -21,7 +20,7 @@ export function formatPlan(p: Plan): string[] {
   const effects = Object.keys(p.bounds[p.bound].power);
   out.push(`  ${'bound'.padEnd(62)} ${'half-width'.padStart(10)} ${'min effect'.padStart(11)}   power at true effect ${effects.map((e) => signed(Number(e))).join(' / ')}`);
   for (const [name, b] of Object.entries(p.bounds) as Array<[BoundName, Plan['bounds'][BoundName]]>) {
-    const label = `${NAMES[name]} (${b.role === 'pre-registered' ? 'pre-registered: the verdict' : 'exploratory, not the pre-registered rule'})`;
+    const label = `${BOUND_LABELS[name]} (${b.role === 'pre-registered' ? 'pre-registered: the verdict' : 'exploratory, not the pre-registered rule'})`;
     const min = b.min_effect_noninferior === null ? 'none' : `> ${signed(b.min_effect_noninferior)}`;
     out.push(`  ${label.padEnd(62)} ${b.half_width.toFixed(4).padStart(10)} ${min.padStart(11)}   ${effects.map((e) => pct(b.power[e])).join('   ')}`);
     if (b.min_effect_superior !== null) out.push(`  ${''.padEnd(62)} superiority needs an observed effect > ${signed(b.min_effect_superior)}`);

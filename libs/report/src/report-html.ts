@@ -1,6 +1,7 @@
 // The report as one self-contained HTML page: the tables in HTML, chart.js's UMD bundle inlined, the chart
 // configurations as JSON in the page, and a few lines that draw them. A Content-Security-Policy forbids every
 // fetch, so the page works offline and provably loads nothing.
+import { BOUND_LABELS } from '@rx/stats';
 import { fmt, type ChartSpec, type ReportModel, type SectionId } from './report-model';
 
 /** drawn charts count on <html data-charts-drawn>; a failure sets data-charts-error and logs a console error */
@@ -186,6 +187,7 @@ function decisionTable(model: ReportModel): string {
   const rule =
     d.margin !== null ? `supported when the lower bound exceeds the margin: ${fmt(d.lower)} ${d.lower > d.margin ? '>' : '≤'} ${fmt(d.margin)}` : 'no margin recorded';
   return `<table class="decision"><tbody>
+${row('bound', `${BOUND_LABELS[d.bound]} (pre-registered: the verdict)`)}
 ${row('items n', String(d.n))}
 ${row('effect (mean paired difference)', fmt(d.effect))}
 ${row('halfwidth', fmt(d.halfwidth))}
@@ -196,7 +198,20 @@ ${d.winsTreatment !== null ? row('items won by the treatment', String(d.winsTrea
 ${d.winsBaseline !== null ? row('items won by the baseline', String(d.winsBaseline)) : ''}
 ${row('outcome', d.outcome ?? 'unknown')}
 </tbody></table>
-<p class="caption">${esc(rule)}; from ${esc(d.source)}</p>`;
+<p class="caption">${esc(rule)}; from ${esc(d.source)}</p>${exploratoryTable(d)}`;
+}
+
+// the bounds the spec did not pre-register, on the same pairs: shown, labelled, never the verdict
+function exploratoryTable(d: NonNullable<ReportModel['decision']>): string {
+  if (d.exploratory.length === 0) return '';
+  const rows = d.exploratory
+    .map((e) => `<tr><th>${esc(BOUND_LABELS[e.bound])}</th><td class="num">${esc(fmt(e.halfwidth))}</td><td class="num">${esc(`[${fmt(e.lower)}, ${fmt(e.upper)}]`)}</td><td>${esc(e.outcome)}</td></tr>`)
+    .join('\n');
+  return `
+<table class="decision exploratory"><caption>Other bounds on the same pairs: exploratory, not the pre-registered rule</caption>
+<thead><tr><th>bound</th><th>halfwidth</th><th>interval [lower, upper]</th><th>outcome if it were the rule</th></tr></thead><tbody>
+${rows}
+</tbody></table>`;
 }
 
 function pct(x: number): string {

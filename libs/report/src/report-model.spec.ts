@@ -196,6 +196,22 @@ describe('buildReportModel', () => {
     expect(m.notes).toEqual([`the decision counts n = 49 items, the eval files pair 50`, `the decision counts ${summary.wins_treatment + 1} treatment wins, the eval files ${summary.wins_treatment}`]);
   });
 
+
+  it('shows the pre-registered bound as the verdict and the other bounds beside it, labelled exploratory', () => {
+    const other = writeSyntheticRun(path.join(work, 'bounds'), { steps: 2, evalItems: 50 });
+    const file = path.join(other.root, 'decision-summary.json');
+    const summary = JSON.parse(readFileSync(file, 'utf8'));
+    const eb = { bound: 'empirical_bernstein', n: summary.n, effect: summary.effect, halfwidth: 0.04646, lower: -0.01613, upper: 0.07679, wins_treatment: summary.wins_treatment, wins_baseline: summary.wins_baseline, supported: true, outcome: 'supported' };
+    writeFileSync(file, JSON.stringify({ ...summary, rule: { ...summary.rule, bound: 'hoeffding' }, exploratory: [eb] }));
+    const m = buildReportModel(readRunDir(other.root));
+    expect(m.decision).toMatchObject({ bound: 'hoeffding', exploratory: [{ bound: 'empirical_bernstein', halfwidth: 0.04646, lower: -0.01613, upper: 0.07679, outcome: 'supported' }] });
+    const html = renderReportHtml(m, '');
+    expect(html).toContain('<tr><th>bound</th><td class="num">paired Hoeffding (pre-registered: the verdict)</td></tr>');
+    expect(html).toContain('<caption>Other bounds on the same pairs: exploratory, not the pre-registered rule</caption>');
+    expect(html).toContain('<tr><th>empirical Bernstein</th><td class="num">0.0465</td><td class="num">[-0.0161, 0.0768]</td><td>supported</td></tr>');
+    // a run written before bounds were selectable: Hoeffding, no exploratory table
+    expect(renderReportHtml(buildReportModel(readRunDir(fx.root)), '')).not.toContain('exploratory, not the pre-registered rule');
+  });
   it('shows a run stopped at the gates: the pilots and gates drawn, no table or interval, the verdict stopped', () => {
     const stopped = buildReportModel(readRunDir(writeSyntheticRun(path.join(work, 'stopped'), { scenario: 'stopped' }).root));
     expect(stopped.verdict.tone).toBe('stopped');

@@ -29,7 +29,7 @@ import {
   type RunFileType,
 } from '@rx/run-dir';
 import { BASELINE_ADVANTAGE, TREATMENT_ADVANTAGE } from '@rx/spec';
-import { parseItemLines, PairedItemsError, type ItemLine } from '@rx/stats';
+import { DEFAULT_BOUND, parseItemLines, PairedItemsError, type BoundName, type ItemLine } from '@rx/stats';
 
 export { BASELINE_ADVANTAGE, TREATMENT_ADVANTAGE };
 /** the model evaluated at the shared initial LoRA state */
@@ -113,6 +113,10 @@ export interface DecisionNumbers {
   /** the claim holds when lower > margin */
   margin: number | null;
   alpha: number | null;
+  /** the pre-registered bound, the verdict's (hoeffding in runs made before bounds were selectable) */
+  bound: BoundName;
+  /** the other bounds on the same pairs, as the decision phase wrote them: exploratory, never the verdict */
+  exploratory: Array<{ bound: BoundName; halfwidth: number; lower: number; upper: number; outcome: string }>;
   source: string;
 }
 
@@ -422,6 +426,8 @@ class RunDirReader {
       winsBaseline: d.wins_baseline,
       margin: d.rule.margin,
       alpha: d.rule.alpha,
+      bound: d.rule.bound ?? DEFAULT_BOUND,
+      exploratory: (d.exploratory ?? []).map((e) => ({ bound: e.bound, halfwidth: e.halfwidth, lower: e.lower, upper: e.upper, outcome: e.outcome })),
       source: fromFile ? RUN_FILE_NAMES.decision : `${RUN_FILE_NAMES.record}: decision`,
     };
   }

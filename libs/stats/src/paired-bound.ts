@@ -10,6 +10,9 @@ export const BOUND_NAMES = ['hoeffding', 'empirical_bernstein', 'betting'] as co
 export type BoundName = (typeof BOUND_NAMES)[number];
 export const DEFAULT_BOUND: BoundName = 'hoeffding';
 
+/** each bound's name in words (progress lines, rx plan, the report) */
+export const BOUND_LABELS: Record<BoundName, string> = { hoeffding: 'paired Hoeffding', empirical_bernstein: 'empirical Bernstein', betting: 'betting' };
+
 export interface PairedBoundRule extends HoeffdingRule {
   bound: BoundName;
   /** the seed of the betting bound's item order (bettingOrder over the items sorted by item_id) */

@@ -2,13 +2,12 @@
 // from the two arms' eval files exactly as `rx decide` scores them (the same parse, pairing by item_id, rule and
 // bound), written to decision-summary.json. The other bounds on the same pairs are written beside it as
 // exploratory: the verdict never reads them.
-import { allBoundRecords, boundRecord, pairedBound, pairItemFiles } from '@rx/stats';
+import { allBoundRecords, BOUND_LABELS, boundRecord, pairedBound, pairItemFiles } from '@rx/stats';
 import { baselineArm, decisionRule, treatmentArm } from '@rx/spec';
 import type { ExperimentContext } from '../experiment/experiment-context';
 import { sha256Hex } from '../run/canonical-json';
 import { writeRunFile, type DecisionSummary, type EvaluationResult } from '@rx/run-dir';
 
-const BOUND_TEXT = { hoeffding: 'paired Hoeffding', empirical_bernstein: 'empirical Bernstein', betting: 'betting' } as const;
 
 export function runDecision(ctx: ExperimentContext, evaluation: EvaluationResult): DecisionSummary {
   const rule = decisionRule(ctx.spec);
@@ -33,8 +32,8 @@ export function runDecision(ctx: ExperimentContext, evaluation: EvaluationResult
   writeRunFile(ctx.dir, 'decision-summary.json', summary);
   ctx.metrics.setOutcome({ accuracy: Object.fromEntries(Object.entries(evaluation.models).map(([m, e]) => [m, e.accuracy])), effect: summary.effect, lower: summary.lower, upper: summary.upper, margin: rule.margin, outcome: summary.outcome });
   ctx.progress.info(
-    `decision (${BOUND_TEXT[rule.bound]}, pre-registered): effect ${summary.effect.toFixed(4)}, ${Math.round((1 - rule.alpha) * 100)}% lower bound ${summary.lower.toFixed(4)} vs margin ${rule.margin} on ${summary.n} paired items: ${summary.outcome}`,
+    `decision (${BOUND_LABELS[rule.bound]}, pre-registered): effect ${summary.effect.toFixed(4)}, ${Math.round((1 - rule.alpha) * 100)}% lower bound ${summary.lower.toFixed(4)} vs margin ${rule.margin} on ${summary.n} paired items: ${summary.outcome}`,
   );
-  for (const e of exploratory) ctx.progress.info(`  exploratory, not the pre-registered rule: ${BOUND_TEXT[e.bound]} lower bound ${e.lower.toFixed(4)}: ${e.outcome}`);
+  for (const e of exploratory) ctx.progress.info(`  exploratory, not the pre-registered rule: ${BOUND_LABELS[e.bound]} lower bound ${e.lower.toFixed(4)}: ${e.outcome}`);
   return summary;
 }
