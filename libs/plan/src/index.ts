@@ -1,3 +1,4 @@
+export * from './budget-charges';
 export * from './plan';
 export * from './plan-cost';
 export * from './plan-decision';

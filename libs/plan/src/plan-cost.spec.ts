@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadSpecText, type ExperimentSpec } from '@rx/spec';
-import { planCost, totalTokens } from './plan-cost';
+import { budgetCharges, upperBoundTokens } from './budget-charges';
+import { planCost, tokenSum, totalTokens } from './plan-cost';
 
 function published(): ExperimentSpec {
   const r = loadSpecText(readFileSync(resolve(__dirname, '..', '..', '..', 'specs', 'gs1-vs-grpo.json'), 'utf8'));
@@ -49,5 +50,34 @@ describe('planCost', () => {
     expect(longer.per_arm.gs1_kernel.tokens.trained - cost.per_arm.gs1_kernel.tokens.trained).toBe(40 * 64 * (P + S));
     // dev points: 0, 10, ..., 70 and the final weights = 9 instead of 5
     expect(longer.per_arm.grpo_gs8.calls.sample - cost.per_arm.grpo_gs8.calls.sample).toBe(40 * 8 + 4 * 128);
+  });
+});
+
+describe('budgetCharges', () => {
+  const P = 512;
+  const S = 512;
+  const charges = budgetCharges(published(), { promptTokens: P, sampledTokens: S, source: 'test' });
+
+  it('charges a step of each arm, one evaluation and the fixed rest by hand', () => {
+    expect(charges.step.grpo_gs8).toEqual({ sampled: 64 * S, prefill: 8 * P, trained: 64 * (P + S) });
+    expect(charges.step.gs1_kernel).toEqual({ sampled: 64 * S, prefill: 64 * P, trained: 64 * (P + S) });
+    expect(charges.evaluation).toEqual({ sampled: 1319 * S, prefill: 1319 * P, trained: 0 });
+    // fixed: per arm the dev curve (5 x 128 items), the first-update check (4 x (P + S) prefill) and the probe
+    // (grpo 1 prompt x 8, gs1 8 prompts x 1, one datum trained); shared the held-out draws (64 x 8) and the
+    // correctness checks (6 x 64 rollouts trained)
+    expect(charges.fixed).toEqual({
+      sampled: 2 * 640 * S + 8 * S + 8 * S + 64 * 8 * S,
+      prefill: 2 * 640 * P + 2 * 4 * (P + S) + 1 * P + 8 * P + 64 * P,
+      trained: 2 * (P + S) + 6 * 64 * (P + S),
+    });
+  });
+
+  it('adds up to the plan: fixed + steps x (40 + pilot) + 3 evaluations = the total', () => {
+    const sum = tokenSum(charges.fixed) + tokenSum(charges.step.grpo_gs8) * 41 + tokenSum(charges.step.gs1_kernel) * 44 + 3 * tokenSum(charges.evaluation);
+    expect(sum).toBe(16_039_424);
+  });
+
+  it("rx plan's upper bounds: prompt max_seq_len - max_tokens, sampled max_tokens", () => {
+    expect(upperBoundTokens(published())).toMatchObject({ promptTokens: 512, sampledTokens: 512 });
   });
 });

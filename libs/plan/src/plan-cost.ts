@@ -132,6 +132,12 @@ export function planCost(spec: ExperimentSpec, a: TokenAssumptions): CostPlan {
   return { per_arm: perArm, shared, total, assumptions: a };
 }
 
+export type TokenCount = WorkCount['tokens'];
+
+export function tokenSum(t: TokenCount): number {
+  return t.sampled + t.prefill + t.trained;
+}
+
 export function totalTokens(w: WorkCount): number {
-  return w.tokens.sampled + w.tokens.prefill + w.tokens.trained;
+  return tokenSum(w.tokens);
 }

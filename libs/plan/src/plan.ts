@@ -4,6 +4,7 @@
 import { budget, pilotSettings, devEvalSettings, type ExperimentSpec } from '@rx/spec';
 import { devPoints, planCost, totalTokens, type CostPlan, type TokenAssumptions, type WorkCount } from './plan-cost';
 import { planDecision, type DecisionPlan, type Discordance } from './plan-decision';
+import { usdOfTokens } from './budget-charges';
 import { priceFor, PRICE_TABLE, type PriceEntry } from './price-table';
 import type { UnitTiming } from './timing-table';
 
@@ -74,8 +75,7 @@ export function planWall(spec: ExperimentSpec, timing: UnitTiming): WallPlan {
 // usd = (prefill P_p + sampled P_s + trained P_t) / 1e6, at the pinned table's entry for backend and model
 export function planMoney(cost: CostPlan, price: PriceEntry | null): number | null {
   if (!price) return null;
-  const t = cost.total.tokens;
-  return (t.prefill * price.usd_per_million.prefill + t.sampled * price.usd_per_million.sample + t.trained * price.usd_per_million.train) / 1e6;
+  return usdOfTokens(cost.total.tokens, price);
 }
 
 export function buildPlan(specName: string, spec: ExperimentSpec, inputs: PlanInputs): Plan {

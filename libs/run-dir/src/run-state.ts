@@ -53,6 +53,9 @@ export const runStateSchema = z.object({
   reason: z.string().nullable(),
   completed: z.array(z.enum(PHASES)),
   wallSeconds: z.record(z.enum(PHASES), z.number().nonnegative()),
+  /** tokens charged against budget.max_tokens / max_usd per phase, as rx plan counts them (@rx/plan budgetCharges);
+   * absent until a run with such a cap charged its first unit */
+  tokensCharged: z.record(z.enum(PHASES), z.object({ sampled: z.number().nonnegative(), prefill: z.number().nonnegative(), trained: z.number().nonnegative() })).optional(),
   attempts: z.array(attemptSchema),
   arms: z.record(z.string(), armStateSchema),
   /** the pilot attempt (a pilot interrupted before it finished runs again under a new run id) */
@@ -110,6 +113,14 @@ export class RunStateStore {
   addWall(phase: PhaseName, seconds: number): void {
     this.update((s) => {
       s.wallSeconds[phase] = (s.wallSeconds[phase] ?? 0) + seconds;
+    });
+  }
+
+  chargeTokens(phase: PhaseName, t: { sampled: number; prefill: number; trained: number }): void {
+    this.update((s) => {
+      const charged = (s.tokensCharged ??= {});
+      const was = charged[phase] ?? { sampled: 0, prefill: 0, trained: 0 };
+      charged[phase] = { sampled: was.sampled + t.sampled, prefill: was.prefill + t.prefill, trained: was.trained + t.trained };
     });
   }
 

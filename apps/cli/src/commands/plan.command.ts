@@ -5,7 +5,7 @@
 // Exit 0 within budget, 3 when the plan exceeds it (one line on stderr), 2 on a user's mistake.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { buildPlan, DEFAULT_DISCORDANCE, DEFAULT_TIMING, devPoints, formatPlan, type Discordance, type TokenAssumptions, type UnitTiming } from '@rx/plan';
+import { buildPlan, DEFAULT_DISCORDANCE, DEFAULT_TIMING, devPoints, formatPlan, upperBoundSources, upperBoundTokens, type Discordance, type TokenAssumptions, type UnitTiming } from '@rx/plan';
 import { readRunFileIfExists, readRunLines, RunDir, RunFileError } from '@rx/run-dir';
 import { baselineArm, devEvalSettings, loadSpecText, treatmentArm, type ExperimentSpec } from '@rx/spec';
 import { pairItemFiles, PairedItemsError } from '@rx/stats';
@@ -40,14 +40,14 @@ export async function run(argv: string[]): Promise<number> {
   if (backend !== 'embedded' && backend !== 'tinker') throw new UserError(`--backend must be embedded or tinker, got ${shown(backend)}; ${USAGE}`);
 
   const run = values['from-run'] ? fromRun(values['from-run']) : null;
-  const maxTokens = spec.feasibility.effective_config.max_tokens;
-  const promptBound = spec.max_seq_len - maxTokens;
+  const bound = upperBoundTokens(spec);
+  const boundSource = upperBoundSources(spec);
   const tokens: TokenAssumptions = {
-    promptTokens: count(values['prompt-tokens'], '--prompt-tokens') ?? promptBound,
-    sampledTokens: count(values['sampled-tokens'], '--sampled-tokens') ?? run?.sampledTokens ?? maxTokens,
+    promptTokens: count(values['prompt-tokens'], '--prompt-tokens') ?? bound.promptTokens,
+    sampledTokens: count(values['sampled-tokens'], '--sampled-tokens') ?? run?.sampledTokens ?? bound.sampledTokens,
     source: [
-      values['prompt-tokens'] ? 'prompt tokens as given' : `prompt tokens at most max_seq_len - max_tokens = ${promptBound} (an upper bound)`,
-      values['sampled-tokens'] ? 'sampled tokens as given' : run?.sampledTokens !== undefined ? `sampled tokens the mean completion of ${run.dir}'s training steps` : `sampled tokens at most max_tokens = ${maxTokens} (an upper bound)`,
+      values['prompt-tokens'] ? 'prompt tokens as given' : boundSource.prompt,
+      values['sampled-tokens'] ? 'sampled tokens as given' : run?.sampledTokens !== undefined ? `sampled tokens the mean completion of ${run.dir}'s training steps` : boundSource.sampled,
     ].join('; '),
   };
   const plan = buildPlan(positionals[0], spec, {

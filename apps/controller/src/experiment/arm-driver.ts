@@ -39,7 +39,7 @@ export async function driveArm(ctx: ExperimentContext, o: DriveArmOptions): Prom
     if (o.deadline !== undefined && Date.now() > o.deadline) throw new DeadlineExceeded(`${o.label} of ${o.arm.name} passed its wall-time cap before step ${step}`);
     // the next step is estimated at the mean of this drive's steps so far (0 before the first)
     const done = step - o.fromStep;
-    ctx.budget?.check(`${o.label} step ${step + 1} of ${o.arm.name}`, done === 0 ? 0 : (Date.now() - started) / 1000 / done, o.label === 'train' ? 'training' : 'pilot');
+    ctx.budget?.check(`${o.label} step ${step + 1} of ${o.arm.name}`, done === 0 ? 0 : (Date.now() - started) / 1000 / done, o.label === 'train' ? 'training' : 'pilot', ctx.budget.stepTokens(o.arm.name));
     const req = stepRequestFor({ spec: ctx.spec, arm: o.arm, runId: o.runId, step, train: ctx.data.train, bandwidth: o.bandwidth, initStatePath: o.initStatePath });
     await ctx.bus.request(req);
     const event = await ctx.bus.waitFor(o.runId, o.arm.name, step, ctx.stepStallTimeoutMs);

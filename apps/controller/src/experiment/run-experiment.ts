@@ -19,7 +19,8 @@ import { codeRevision } from '../phases/record/source-hashes';
 import { acquireRunLock } from '../run/run-lock';
 import { RunStopped, type ExperimentContext } from './experiment-context';
 import { loadExperimentData } from './experiment-data';
-import { BUDGET_STOP, BudgetGuard, budgetInForce } from './budget-guard';
+import { BUDGET_STOP, BudgetGuard, budgetInForce, describeCaps } from './budget-guard';
+import { budgetCharges, priceFor, upperBoundTokens } from '@rx/plan';
 import { planRun, type OpenedRun } from './open-run';
 import { PHASE_TABLE, type PhaseResults } from './phase-table';
 import { Interrupted, RunUserError, type RunOptions, type RunOutcome } from './run-options';
@@ -112,8 +113,13 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
 
   let phaseStartedAt: number | null = null;
   const inForce = budgetInForce(dir, run.spec);
-  const budget = new BudgetGuard(inForce.caps, state, () => (phaseStartedAt === null ? 0 : (Date.now() - phaseStartedAt) / 1000), `rx run --resume ${dir.root} --override raise-budget.json`);
-  if (inForce.revision > 0) progress.info(`budget revision ${inForce.revision}: ${inForce.caps.max_wall_minutes} wall minutes (budget-revisions.json)`);
+  const price = priceFor(run.manifest.backend, run.spec.base_model);
+  const budget = new BudgetGuard(inForce.caps, state, () => (phaseStartedAt === null ? 0 : (Date.now() - phaseStartedAt) / 1000), `rx run --resume ${dir.root} --override raise-budget.json`, {
+    charges: budgetCharges(run.spec, upperBoundTokens(run.spec)),
+    price,
+  });
+  if (inForce.revision > 0) progress.info(`budget revision ${inForce.revision}: ${describeCaps(inForce.caps)} (budget-revisions.json)`);
+  if (inForce.caps.max_usd !== undefined && !price) progress.warn(`budget.max_usd ${inForce.caps.max_usd} cannot be held: the pinned price table has no entry for ${run.manifest.backend} ${run.spec.base_model} (rx plan says so too); the run holds its wall and token caps only`);
 
   let infra: Infra | null = null;
   let outcome: RunState['status'] = 'running';

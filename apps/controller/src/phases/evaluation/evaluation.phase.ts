@@ -55,7 +55,7 @@ export async function runEvaluation(ctx: ExperimentContext, init: SharedInitResu
       continue;
     }
     // one model's evaluation is the unit: estimated as long as the last one took
-    ctx.budget?.check(`the evaluation of ${m.model}`, lastSeconds, 'evaluation');
+    ctx.budget?.check(`the evaluation of ${m.model}`, lastSeconds, 'evaluation', ctx.budget.evaluationTokens());
     result.models[m.model] = await evaluateModel(ctx, m.model, m.samplerPath, evaluator.decoding);
     lastSeconds = result.models[m.model].wall_seconds;
     writeRunFile(ctx.dir, 'evaluation.json', result);
