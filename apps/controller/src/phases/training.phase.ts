@@ -12,6 +12,7 @@ import { RedisTrainerStepLedger } from '@rx/queue';
 import type { ArmSpec, ExperimentSpec } from '@rx/spec';
 import { Redis } from 'ioredis';
 import { driveArm } from '../experiment/arm-driver';
+import { BudgetExceeded } from '../experiment/budget-guard';
 import { throwIfAborted, type ExperimentContext } from '../experiment/experiment-context';
 import { rewriteStepLogs } from '../experiment/step-logs';
 import { loraFor } from '../experiment/step-schedule';
@@ -23,7 +24,16 @@ import { adapterHash } from './adapter-hash';
 import { readRunFile, readRunFileIfExists, readRunLines, writeRunFile, type ArmTraining, type FinalWeights, type RunDir, type SharedInitResult, type TrainingResult } from '@rx/run-dir';
 
 export async function runTraining(ctx: ExperimentContext, init: SharedInitResult, bandwidth: number): Promise<TrainingResult> {
-  const arms = await Promise.all(ctx.spec.arms.map((arm) => trainArm(ctx, arm, init, bandwidth)));
+  const training = ctx.spec.arms.map((arm) => trainArm(ctx, arm, init, bandwidth));
+  let arms: ArmTraining[];
+  try {
+    arms = await Promise.all(training);
+  } catch (err) {
+    // a budget stop in one arm: the others end the step they are in (admitted, charged, kept for the resume) and stop
+    // at their next check; any other failure ends the phase at once
+    if (err instanceof BudgetExceeded) await Promise.allSettled(training);
+    throw err;
+  }
   const byArm = Object.fromEntries(arms.map((a) => [a.arm, a]));
   const first_update_check = await firstUpdateCheck(ctx, byArm);
   const result: TrainingResult = { bandwidth, arms: byArm, first_update_check };
