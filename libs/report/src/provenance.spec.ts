@@ -1,5 +1,5 @@
 // The provenance block and the discordant items, read through the run-directory contract from a synthetic run.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { writeSyntheticRun } from '@rx/report/testing';
@@ -21,6 +21,16 @@ describe('provenance', () => {
       dataset: 'arith',
     });
     expect(p.datasetNote).toMatch(/`arith`, which stands in for GSM8K/);
+  });
+
+  it("names the spec's own recorded revision (specs/embedded.json's), not 'none'", () => {
+    const fx = writeSyntheticRun(path.join(work, 'revised'), { steps: 2, evalItems: 10 });
+    const revision = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'specs', 'embedded.json'), 'utf8')).revision;
+    const file = path.join(fx.root, 'record.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), revision }));
+    const row = Object.fromEntries(readProvenance(fx.root).rows)['spec revision'];
+    expect(row.startsWith(`revision ${revision.number} of ${revision.revises} (${revision.date}): `)).toBe(true);
+    expect(row).toContain(`evidence ${revision.evidence.file} (sha256 ${revision.evidence.sha256.slice(0, 12)}): ${revision.why}`);
   });
 
   it('says the commit is unknown when record.json does not read back', () => {

@@ -2,6 +2,7 @@
 // spec, predictions and observations, wall time per phase against the budget, the spec revision (an override),
 // and whether the dataset stands in for GSM8K; and the items on which the two arms disagree, with both answers.
 import { readRunFileIfExists, readRunLines, RunDir, RunFileError, type RunFileName, type RunFileType } from '@rx/run-dir';
+import { describeRevision } from '@rx/spec';
 
 export interface Provenance {
   rows: Array<[string, string]>;
@@ -28,7 +29,10 @@ export function readProvenance(root: string): Provenance {
   const git = r?.code_revision.git;
   rows.push(['commit', git ? `${git.commit}${git.dirty ? ' (dirty: uncommitted changes)' : ' (clean)'}` : 'unknown (no git revision recorded)']);
   if (r) rows.push(['source tree sha256', r.code_revision.tree_sha256], ['spec sha256', r.spec.sha256]);
-  rows.push(['spec revision', r?.spec.override ? `override ${r.spec.override.source} (sha256 ${r.spec.override.sha256})` : 'none (the spec as pre-registered)']);
+  // the spec's own recorded revision (specs/embedded.json is revision 1 of the published spec), then any override
+  const revised = r?.revision ? `${describeRevision(r.revision)}: ${r.revision.why}` : null;
+  const override = r?.spec.override ? `override ${r.spec.override.source} (sha256 ${r.spec.override.sha256})` : null;
+  rows.push(['spec revision', [revised, override].filter((x) => x !== null).join('; ') || 'none (the spec as pre-registered)']);
   if (r) rows.push(['predictions sha256', r.predictions.sha256], ['observations sha256', r.observations.sha256]);
   const wall = Object.entries(r?.wall_seconds ?? {}).filter((e): e is [string, number] => typeof e[1] === 'number');
   if (wall.length > 0) rows.push(['wall time per phase', wall.map(([p, s]) => `${p} ${seconds(s)}`).join(', ')]);
