@@ -76,6 +76,9 @@ describe('readRunDir', () => {
       winsBaseline: d?.wins_baseline,
       margin: -0.03,
       alpha: 0.05,
+      // a decision written before bounds were selectable: Hoeffding, nothing exploratory
+      bound: 'hoeffding',
+      exploratory: [],
       source: 'decision-summary.json',
     });
     expect(run.verdict).toEqual({ headline: d?.outcome, reasoning: [expect.stringContaining('against the margin -0.03')], source: 'record.json' });
