@@ -30,7 +30,7 @@ function runMain(script: string, env: Record<string, string>, onStdout?: (text: 
       onStdout?.(stdout, (s) => child.kill(s));
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 

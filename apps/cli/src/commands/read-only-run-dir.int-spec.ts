@@ -15,7 +15,7 @@ function rx(args: string[], env: Record<string, string> = {}): Promise<{ code: n
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const result = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  const result = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
   return Object.assign(result, { kill: (s: NodeJS.Signals) => child.kill(s) }) as never;
 }
 

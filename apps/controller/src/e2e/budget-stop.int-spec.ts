@@ -32,7 +32,7 @@ function rx(args: string[]): Promise<{ status: number | null; output: string }> 
     setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
   }, RUN_DEADLINE_MS);
   return new Promise((resolve, reject) =>
-    child.on('exit', (code) => {
+    child.on('close', (code) => {
       clearTimeout(timer);
       if (timedOut) reject(new Error(`rx ${args.join(' ')} did not end within ${RUN_DEADLINE_MS / 1000} s; its output:\n${output.slice(-6000)}`));
       else resolve({ status: code, output });

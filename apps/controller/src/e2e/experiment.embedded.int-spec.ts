@@ -46,7 +46,7 @@ async function runWhileScraping(args: string[], out: string): Promise<{ status: 
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   let done = false;
   void exited.then(() => (done = true));
   let timedOut = false;

@@ -41,7 +41,7 @@ function rx(args: string[], baseUrl: string, deadlineMs: number): Promise<{ stat
     setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
   }, deadlineMs);
   return new Promise((resolve, reject) =>
-    child.on('exit', (code) => {
+    child.on('close', (code) => {
       clearTimeout(timer);
       if (timedOut) reject(new Error(`rx ${args[0]} did not end within ${deadlineMs / 1000} s; its output:\n${output.slice(-6000)}`));
       else resolve({ status: code, output });
