@@ -9,7 +9,7 @@
 // and its adapter hashed from the checkpoint's archive over the wire, see adapter-hash.ts) and the optimizer step
 // it restored. A service that refuses the spec's per-model seed gets the model created once without it (the Tinker
 // client does that); shared-init.json, effective-config.json and the record say so.
-import type { Datum, TrainingClient } from '@rx/backend';
+import type { Datum } from '@rx/backend';
 import { buildDatum } from '@rx/pipeline';
 import { sameOutputTolerance } from '@rx/spec';
 import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
@@ -17,6 +17,7 @@ import { loraFor } from '../experiment/step-schedule';
 import { sha256Json } from '../run/canonical-json';
 import { readRunFile, writeRunFile, type ArmRestore, type SharedInitResult } from '@rx/run-dir';
 import { adapterHash } from './adapter-hash';
+import { unloadQuietly } from './unload-model';
 import { compareSameOutput, describeSameOutput, worseOf } from './same-output';
 
 /**
@@ -27,16 +28,6 @@ function amendEffectiveSeed(ctx: Pick<ExperimentContext, 'dir' | 'progress'>, re
   const effective = readRunFile(ctx.dir, 'effective-config.json');
   writeRunFile(ctx.dir, 'effective-config.json', { ...effective, lora_seed: { requested, sent: false, refusal } });
   ctx.progress.warn(`the service refused the per-model seed ${requested}: the shared initial state was created without it (effective-config.json lora_seed)`);
-}
-
-/** unload_model for a model the run no longer needs (its checkpoints stay); a refusal is one line, never a stop. */
-export async function unloadQuietly(ctx: Pick<ExperimentContext, 'progress'>, client: TrainingClient, what: string): Promise<void> {
-  if (!client.unload) return;
-  try {
-    await client.unload();
-  } catch (err) {
-    ctx.progress.warn(`unload_model of the model of ${what} (${client.modelId}) failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}; it stays until the session ends`);
-  }
 }
 
 /** Eight training prompts with a short fixed completion each, rendered by the run's renderer (valid tokens for the model). */
@@ -72,7 +63,7 @@ export async function runSharedInit(ctx: Pick<ExperimentContext, 'spec' | 'backe
     arms[arm.name] = { output_sha256: sha256Json(out.logprobs), restore };
     outputs.push(out.logprobs);
     // its evidence is taken and its state saved: the model itself is not needed any more (the service's quota)
-    await unloadQuietly(ctx, client, `${arm.name}'s restore check`);
+    await unloadQuietly((l) => ctx.progress.warn(l), client, `${arm.name}'s restore check`);
   }
   const hashes = new Set(Object.values(arms).map((a) => a.output_sha256));
   const tolerance = sameOutputTolerance(spec);
@@ -88,7 +79,7 @@ export async function runSharedInit(ctx: Pick<ExperimentContext, 'spec' | 'backe
     same_output,
     probe_logprobs: outputs[0],
   };
-  await unloadQuietly(ctx, init, 'the shared initial state');
+  await unloadQuietly((l) => ctx.progress.warn(l), init, 'the shared initial state');
   if (init.seedRefused) amendEffectiveSeed(ctx, lora.seed, init.seedRefused);
   writeRunFile(ctx.dir, 'shared-init.json', result);
   for (const [what, a] of [['shared state', result.adapter], ...Object.entries(arms).map(([n, x]) => [`${n} restored`, x.restore.adapter] as const)] as const) {

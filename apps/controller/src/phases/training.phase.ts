@@ -21,6 +21,7 @@ import { sha256Json } from '../run/canonical-json';
 import { devAccuracyCurve, devEvalPoints } from './dev-accuracy';
 import { initProbeDatums } from './shared-init.phase';
 import { adapterHash } from './adapter-hash';
+import { unloadQuietly } from './unload-model';
 import { readRunFile, readRunFileIfExists, readRunLines, writeRunFile, type ArmTraining, type FinalWeights, type RunDir, type SharedInitResult, type TrainingResult } from '@rx/run-dir';
 
 export async function runTraining(ctx: ExperimentContext, init: SharedInitResult, bandwidth: number): Promise<TrainingResult> {
@@ -182,6 +183,7 @@ async function finalWeights(ctx: ExperimentContext, arm: ArmSpec, runId: string,
   const client = await ctx.backend.createLoraTrainingClient(loraFor(ctx.spec, arm));
   await client.loadState(statePath);
   const sampler_path = await client.saveWeightsForSampler(`${runId}-${arm.name}-final`);
+  await unloadQuietly((l) => ctx.progress.warn(l), client, `${arm.name}'s final weights`);
   const adapter = await adapterHash(ctx.backend, sampler_path);
   return { sampler_path, state_path: statePath, note: `the state the trainer saved with step ${last.step}, loaded and saved for sampling`, adapter };
 }

@@ -35,6 +35,7 @@ import type { PreflightPathTolerances } from '@rx/spec';
 import { batchSha256, type FixedBatches } from './fixed-batch';
 import type { LoopUnderTest } from './loop-under-test';
 import { stockDatum, stockGroupMeanAdvantages } from './stock-datum.reference';
+import { unloadQuietly } from '../unload-model';
 
 /** advantages are float64 on both sides: they must agree to rounding */
 export const ADVANTAGE_TOLERANCE: Tolerance = { atol: 1e-12, rtol: 0 };
@@ -137,8 +138,10 @@ function float32IsGradient(datums: readonly Datum[], logprobs: readonly (readonl
   return datums.flatMap((d, k) => d.advantages.map((adv, t) => -f(f(Math.exp(f(f(logprobs[k][t]) - f(d.samplingLogprobs[t])))) * f(adv))));
 }
 
-async function freshCopy(i: CorrectnessInputs): Promise<TrainingClient> {
+/** a model loaded from the shared init; `opened` keeps it to be unloaded when the checks end */
+async function freshCopy(i: CorrectnessInputs, opened: TrainingClient[]): Promise<TrainingClient> {
   const client = await i.backend.createLoraTrainingClient(i.lora);
+  opened.push(client);
   await client.loadState(i.initStatePath);
   return client;
 }
@@ -151,6 +154,16 @@ interface ReportedLoss {
 }
 
 export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<CorrectnessChecks> {
+  // every fresh copy is freed on the service once the checks are done, however they end
+  const opened: TrainingClient[] = [];
+  try {
+    return await correctnessChecks(i, opened);
+  } finally {
+    for (const [k, c] of opened.entries()) await unloadQuietly(i.warn ?? (() => undefined), c, `preflight copy ${k + 1}`);
+  }
+}
+
+async function correctnessChecks(i: CorrectnessInputs, opened: TrainingClient[]): Promise<CorrectnessChecks> {
   const { fixed, loop, tolerances: tol } = i;
   const shaGrpo = batchSha256(fixed.grpo);
   const shaGs1 = batchSha256(fixed.gs1Window, fixed.gs1);
@@ -185,11 +198,11 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
   // that no loop Datum shares: only when the loop built different ones)
   const byKey = new Map<string, number[]>();
   const keep = (datums: readonly Datum[], lp: number[][]) => datums.forEach((d, k) => byKey.set(tokenKey(d), lp[k]));
-  const e = await freshCopy(i);
+  const e = await freshCopy(i, opened);
   const e0 = await forwardBackward(e, loopGs1, "E: the loop's GS1 Datums");
   keep(loopGs1, e0);
   const trainerLossGs1 = reported[reported.length - 1].reported;
-  const a = await freshCopy(i);
+  const a = await freshCopy(i, opened);
   const a0 = await forwardBackward(a, loopGrpo, "A: the loop's GRPO Datums, before the step");
   keep(loopGrpo, a0);
   const trainerLossGrpo = reported[reported.length - 1].reported;
@@ -234,7 +247,7 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
   const surrogate = (lp: number[][]) => referenceIsLoss(loopGrpo.map((d) => d.samplingLogprobs), loopGrpo.map((d) => d.advantages), lp);
   await a.optimStep(adamParamsFor(i.learningRate));
   const a1 = await forwardBackward(a, loopGrpo, 'A: after one optim_step at lr');
-  let b = await freshCopy(i);
+  let b = await freshCopy(i, opened);
   let b0 = await forwardBackward(b, loopGrpo, 'B: before');
   let warm_copy = `stepped once at lr ${i.learningRate * UPDATE_TOLERANCES.warm_lr_fraction} (moments and step count advance, the weights stay), then at lr ${i.learningRate}`;
   try {
@@ -246,7 +259,7 @@ export async function runCorrectnessChecks(i: CorrectnessInputs): Promise<Correc
     const why = err.message.split('\n')[0].slice(0, 200);
     warm_copy = `the service refused an optim_step at lr 0 (${why}); B reloaded from the saved state instead, then stepped at lr ${i.learningRate}`;
     i.warn?.(`preflight: ${warm_copy}`);
-    b = await freshCopy(i);
+    b = await freshCopy(i, opened);
     b0 = await forwardBackward(b, loopGrpo, 'B: before (reloaded)');
   }
   await b.optimStep(adamParamsFor(i.learningRate));

@@ -32,6 +32,7 @@ describe('the correctness preflight over the Tinker client against the policy se
   let data: ExperimentData;
   let init: SharedInitResult;
   let fixed: FixedBatches;
+  let serverUrl: string;
   const progress: ProgressReporter = { info: () => undefined, warn: () => undefined, arm: () => undefined, close: () => undefined };
 
   async function context(backend: PolicyBackend, name: string): Promise<PreflightContext> {
@@ -44,6 +45,7 @@ describe('the correctness preflight over the Tinker client against the policy se
     const [server] = await supervisor.start([
       { name: 'policy-server', port: await freePort(), env: { HOST: '127.0.0.1', RX_DATA_DIR: path.join(root, 'policy-server'), RX_POLICY_BACKEND: 'embedded', RX_POLICY_API_KEY: API_KEY } },
     ]);
+    serverUrl = server.url;
     tinker = new TinkerBackend({ baseUrl: server.url, apiKey: API_KEY });
     data = await loadExperimentData(spec, { repoRoot: REPO_ROOT });
     init = await runSharedInit(await context(tinker, 'init'));
@@ -55,8 +57,20 @@ describe('the correctness preflight over the Tinker client against the policy se
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('passes, with the server trainer float32 loss against float64 as a real non-zero difference', async () => {
+  /** the server's answered create_model and unload_model requests so far, from its /metrics */
+  async function modelCalls(): Promise<{ created: number; unloaded: number }> {
+    const text = await (await fetch(`${serverUrl}/metrics`, { headers: { 'X-API-Key': API_KEY } })).text();
+    const count = (endpoint: string) => Number(new RegExp(`^rx_policy_server_requests_total\\{endpoint="${endpoint}",status="200"[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { created: count('create_model'), unloaded: count('unload_model') };
+  }
+
+  it('passes, with the server trainer float32 loss against float64 as a real non-zero difference; every model it made is unloaded', async () => {
+    const before = await modelCalls();
     const result = await runPreflight(await context(tinker, 'clean'), init, RX_LOOP, fixed);
+    const after = await modelCalls();
+    // the untouched-init copy, the correctness checks' fresh copies and one probe per arm: none left on the service
+    expect(after.created - before.created).toBeGreaterThanOrEqual(3 + spec.arms.length);
+    expect(after.unloaded - before.unloaded).toBe(after.created - before.created);
     expect([result.pass, result.failures]).toEqual([true, []]);
     expect(result.backend).toBe('tinker');
     expect(init.state_path).toMatch(/^tinker:\/\//);

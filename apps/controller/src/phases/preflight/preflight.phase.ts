@@ -23,6 +23,7 @@ import { runEstimatorChecks } from './estimator-checks';
 import { sampleFixedBatches, type FixedBatches } from './fixed-batch';
 import { RX_LOOP, type LoopUnderTest } from './loop-under-test';
 import { runProbe, type ProbeResult } from './probe';
+import { unloadQuietly } from '../unload-model';
 import { writeRunFile, type SharedInitResult } from '@rx/run-dir';
 
 export type { PreflightResult } from '@rx/preflight';
@@ -82,6 +83,7 @@ export async function runPreflight(ctx: PreflightContext, init: SharedInitResult
   const copy = await ctx.backend.createLoraTrainingClient(lora);
   await copy.loadState(init.state_path);
   const copyLogprobs = (await copy.forwardBackward(initProbeDatums(ctx), 'importance_sampling')).logprobs;
+  await unloadQuietly((l) => ctx.progress.warn(l), copy, "the preflight's untouched-init copy");
   // within the same-output tolerance of the shared init's logprobs (a run made before they were kept: bit for bit)
   const same_output = init.probe_logprobs ? compareSameOutput(copyLogprobs, init.probe_logprobs, sameOutputTolerance(spec)) : undefined;
   const outputs = sha256Json(copyLogprobs);
@@ -90,7 +92,7 @@ export async function runPreflight(ctx: PreflightContext, init: SharedInitResult
   ctx.progress.info('preflight (c): probe, one forward_backward + optim_step per arm');
   const probe: ProbeResult[] = [];
   for (const arm of spec.arms) {
-    probe.push(await runProbe({ spec, arm, backend: ctx.backend, renderer: ctx.renderer, train: ctx.data.train, runId: ctx.manifest.runId, bandwidth: kernel.bandwidth, concurrency: ctx.concurrency }));
+    probe.push(await runProbe({ spec, arm, backend: ctx.backend, renderer: ctx.renderer, train: ctx.data.train, runId: ctx.manifest.runId, bandwidth: kernel.bandwidth, concurrency: ctx.concurrency, warn: (l) => ctx.progress.warn(l) }));
   }
 
   const failures: string[] = [];

@@ -1,12 +1,13 @@
 // Preflight (c), the spec's probe: per arm, a training client (adam, the spec's rank and seed), one sampled
 // example carrying that arm's computed advantage (sampled, graded and scored by the loop's own stage functions),
 // one forward_backward(importance_sampling) and one optim_step; both must succeed and the loss be finite.
-import type { PolicyBackend, Renderer } from '@rx/backend';
+import type { PolicyBackend, Renderer, TrainingClient } from '@rx/backend';
 import type { Problem } from '@rx/contracts';
 import { gradeCompletion } from '@rx/grading';
 import { adamParamsFor, computeAdvantages, datumsOf, gradeBatch, InMemoryRolloutWindowStore, sampleBatch } from '@rx/pipeline';
 import type { ArmSpec, ExperimentSpec } from '@rx/spec';
 import { loraFor, stepPlanFor } from '../../experiment/step-schedule';
+import { unloadQuietly } from '../unload-model';
 
 export interface ProbeResult {
   arm: string;
@@ -30,14 +31,17 @@ export async function runProbe(args: {
   runId: string;
   bandwidth: number;
   concurrency: number;
+  /** a warning line (a refused unload_model) */
+  warn?: (line: string) => void;
 }): Promise<ProbeResult> {
   const { spec, arm, backend, renderer } = args;
   const nPrompts = arm.group_size > 1 ? 1 : 8;
   const prompts: Problem[] = args.train.slice(0, nPrompts).map((p) => ({ promptId: p.id, question: p.question, answer: p.answer }));
   const plan = stepPlanFor(spec, arm, 0, args.bandwidth);
   let samplerPath = '';
+  let client: TrainingClient | undefined;
   try {
-    const client = await backend.createLoraTrainingClient(loraFor(spec, arm));
+    client = await backend.createLoraTrainingClient(loraFor(spec, arm));
     samplerPath = await client.saveWeightsForSampler(`${args.runId}-probe-${arm.name}`);
     const header = { runId: `${args.runId}.probe`, arm: arm.name, step: 0 };
     const sampled = await sampleBatch({ ...header, plan, samplerPath, prompts }, { backend, renderer, concurrency: args.concurrency });
@@ -73,5 +77,7 @@ export async function runProbe(args: {
       pass: false,
       error: (err as Error).message,
     };
+  } finally {
+    if (client) await unloadQuietly(args.warn ?? (() => undefined), client, `the ${arm.name} probe`);
   }
 }
