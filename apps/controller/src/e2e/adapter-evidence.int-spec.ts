@@ -9,13 +9,13 @@
 //      one restoration line saying what is needed, and rx run's exit 4 (its own record fails a validator).
 // The seed refusal shares run 3 (not run 2): the refused seed leaves the server's default seed, so run 2 compares
 // the path where the spec's seed is sent on both sides.
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { freePort, launchNodeChild, startNodeProcess, type NodeProcess } from '@rx/local-stack';
+import { freePort, startNodeProcess, type NodeProcess } from '@rx/local-stack';
 import { readRunFile, RunDir } from '@rx/run-dir';
 import { REPO_ROOT } from '../infra/repo-root';
+import { runRx, type RxExit } from './rx-cli.process';
 
 /** three embedded runs in a row: about a minute each on an idle 2-core machine, several when it is loaded */
 jest.setTimeout(45 * 60_000);
@@ -30,30 +30,10 @@ const KEY = `tml-adapter-e2e-${process.pid}`;
 const ARMS = ['grpo_gs8', 'gs1_kernel'] as const;
 const VALIDATORS = ['restoration_validation', 'correctness_validation', 'evaluator_validation', 'feasibility', 'decision_validation'];
 
-interface Exit {
-  status: number | null;
-  output: string;
-}
+type Exit = RxExit;
 
-/** `rx <args>` as a user types it (node -r ./tools/register.js apps/cli/src/main.ts), stopped with SIGINT past its deadline */
-async function rx(args: string[], env: Record<string, string | undefined> = {}): Promise<Exit> {
-  const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
-  const child: ChildProcess = launchNodeChild({ entry: 'apps/cli/src/main.ts', args, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  let timedOut = false;
-  const deadline = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGINT');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  }, RUN_DEADLINE_MS);
-  const status = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  clearTimeout(deadline);
-  if (timedOut) throw new Error(`rx ${args.join(' ')} did not end within ${RUN_DEADLINE_MS / 1000} s:\n${output.slice(-4000)}`);
-  return { status, output };
-}
+/** `rx <args>` as a user types it, stopped with SIGINT past its deadline */
+const rx = (args: string[], env: Record<string, string | undefined> = {}): Promise<Exit> => runRx(args, { deadlineMs: RUN_DEADLINE_MS, env });
 
 /** the policy server as docs/tinker.md starts it apart: HOST=127.0.0.1 PORT=… RX_POLICY_API_KEY=… node -r ./tools/register.js apps/policy-server/src/main.ts */
 async function startSeparateServer(dataDir: string, hostedLike?: Record<string, unknown>): Promise<{ server: NodeProcess; url: string }> {

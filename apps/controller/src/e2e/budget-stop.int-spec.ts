@@ -4,13 +4,13 @@
 // raise.json` raises it (a recorded revision) and ends with the decision and eval files of the same run left
 // uninterrupted; `rx plan --from-run` on the uninterrupted run takes its discordance from its eval files. Tokens are charged as rx plan counts them, so the stop lands on the same step on any machine: the
 // cap is the uninterrupted run's charge up to its first training step of each arm (state.json tokensCharged).
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { tokenSum } from '@rx/plan';
 import { readRunFile, RunDir } from '@rx/run-dir';
+import { runRx } from './rx-cli.process';
 import { REPO_ROOT } from '../infra/repo-root';
 
 jest.setTimeout(1_200_000);
@@ -20,25 +20,7 @@ const CHECKPOINT = path.join(REPO_ROOT, 'models', 'char-lm');
 const haveModel = existsSync(CHECKPOINT);
 if (!haveModel) console.warn(`budget e2e: the embedded checkpoint ${CHECKPOINT} is not in the tree; SKIPPED`);
 
-function rx(args: string[]): Promise<{ status: number | null; output: string }> {
-  const child = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args], { cwd: REPO_ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGINT');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  }, RUN_DEADLINE_MS);
-  return new Promise((resolve, reject) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (timedOut) reject(new Error(`rx ${args.join(' ')} did not end within ${RUN_DEADLINE_MS / 1000} s; its output:\n${output.slice(-6000)}`));
-      else resolve({ status: code, output });
-    }),
-  );
-}
+const rx = (args: string[]) => runRx(args, { deadlineMs: RUN_DEADLINE_MS });
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 

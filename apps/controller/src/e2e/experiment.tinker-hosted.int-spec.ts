@@ -6,12 +6,12 @@
 // RX_E2E_HOSTED_STORM_MS (default 15 s in `npm test`; the issue's 3 minutes: RX_E2E_HOSTED_STORM_MS=180000): the
 // same code path, only longer. Then noise beyond the tolerance: the run stops at the shared initialisation with
 // the measured difference in one line.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { arithDataset } from '@rx/datasets';
 import { REPO_ROOT } from '../infra/repo-root';
+import { runRx, type RxExit } from './rx-cli.process';
 import { startPolicyServerProcess, type PolicyServerProcess } from './policy-server.process';
 import { checkCompletedRun } from './run-directory.check';
 
@@ -27,26 +27,8 @@ const haveModel = existsSync(CHECKPOINT);
 if (!haveModel) console.warn(`hosted-like e2e: the embedded checkpoint ${CHECKPOINT} is not in the tree; SKIPPED`);
 
 /** rx itself (the CLI), pointed at the server by TINKER_BASE_URL / TINKER_API_KEY only */
-function rx(args: string[], baseUrl: string, deadlineMs: number): Promise<{ status: number | null; output: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, TINKER_BASE_URL: baseUrl, TINKER_API_KEY: KEY };
-  delete env.RX_BACKEND_URL;
-  const child = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGINT');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  }, deadlineMs);
-  return new Promise((resolve, reject) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (timedOut) reject(new Error(`rx ${args[0]} did not end within ${deadlineMs / 1000} s; its output:\n${output.slice(-6000)}`));
-      else resolve({ status: code, output });
-    }),
-  );
+function rx(args: string[], baseUrl: string, deadlineMs: number): Promise<RxExit> {
+  return runRx(args, { deadlineMs, env: { TINKER_BASE_URL: baseUrl, TINKER_API_KEY: KEY, RX_BACKEND_URL: undefined } });
 }
 
 /** the policy server's request counts by endpoint and status, from its /metrics */
