@@ -183,8 +183,9 @@ async function finalWeights(ctx: ExperimentContext, arm: ArmSpec, runId: string,
   const client = await ctx.backend.createLoraTrainingClient(loraFor(ctx.spec, arm));
   await client.loadState(statePath);
   const sampler_path = await client.saveWeightsForSampler(`${runId}-${arm.name}-final`);
-  await unloadQuietly((l) => ctx.progress.warn(l), client, `${arm.name}'s final weights`);
   const adapter = await adapterHash(ctx.backend, sampler_path);
+  // hashed first, as the shared init hashes its state before unloading: a service may tie the archive to the live model
+  await unloadQuietly((l) => ctx.progress.warn(l), client, `${arm.name}'s final weights`);
   return { sampler_path, state_path: statePath, note: `the state the trainer saved with step ${last.step}, loaded and saved for sampling`, adapter };
 }
 
