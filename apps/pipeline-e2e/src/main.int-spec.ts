@@ -1,6 +1,7 @@
 // Each service's real main.ts, as the Dockerfile runs it (node -r ./tools/register.js apps/<svc>/src/main.ts):
 // a bad environment stops it with one line and exit code 1; a good one against the policy server (the real
 // TinkerBackend client over HTTP) becomes healthy, and SIGTERM shuts it down cleanly with exit code 0.
+import { childExit } from '@rx/local-stack/testing';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,7 @@ function runMain(script: string, env: Record<string, string>, onStdout?: (text: 
       onStdout?.(stdout, (s) => child.kill(s));
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    void childExit(child).then(({ code }) => resolve({ code, stdout, stderr }));
   });
 }
 

@@ -3,6 +3,7 @@
 // report.html a directory), and rx status, rx run --resume and rx report must each say what is wrong in one line on
 // stderr and exit 2, never a stack trace, and leave every file as it was. rx run --out where no run can be written
 // (a regular file, under /dev/null, under /proc) is refused the same way, nothing written.
+import { childExit } from '@rx/local-stack/testing';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +32,7 @@ function rx(args: string[], timeoutMs = 120_000): Promise<Result> {
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('close', (code, signal) => {
+    void childExit(child).then(({ code, signal }) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });

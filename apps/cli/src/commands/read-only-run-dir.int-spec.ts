@@ -1,6 +1,7 @@
 // A run directory the user cannot write (a read-only mount, another user's files): rx run --resume and rx export
 // each say so in one line and exit 2, never a stack trace, and leave it as it was. The directory is made read-only
 // with chattr +i when the tests run as root (root writes through chmod), with chmod otherwise.
+import { childExit } from '@rx/local-stack/testing';
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ function rx(args: string[], env: Record<string, string> = {}): Promise<{ code: n
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const result = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  const result = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => void childExit(child).then(({ code }) => resolve({ code, stdout, stderr })));
   return Object.assign(result, { kill: (s: NodeJS.Signals) => child.kill(s) }) as never;
 }
 

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { freePort, startNodeProcess, type NodeProcess } from '@rx/local-stack';
 import { readRunFile, RunDir } from '@rx/run-dir';
 import { REPO_ROOT } from '../infra/repo-root';
-import { runRx, type RxExit } from './rx-cli.process';
+import { runRx, type RxExit } from './rx-cli.e2e-helper';
 
 /** three embedded runs in a row: about a minute each on an idle 2-core machine, several when it is loaded */
 jest.setTimeout(45 * 60_000);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { tokenSum } from '@rx/plan';
 import { readRunFile, RunDir } from '@rx/run-dir';
-import { runRx } from './rx-cli.process';
+import { runRx } from './rx-cli.e2e-helper';
 import { REPO_ROOT } from '../infra/repo-root';
 
 jest.setTimeout(1_200_000);

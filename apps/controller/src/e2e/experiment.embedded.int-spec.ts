@@ -11,6 +11,7 @@ import type { StepRecord } from '@rx/contracts';
 import { arithDataset } from '@rx/datasets';
 import { parseExposition, type ParsedFamily } from '@rx/metrics/testing';
 import { baselineArm, treatmentArm } from '@rx/spec';
+import { childExit } from '@rx/local-stack/testing';
 import { REPO_ROOT } from '../infra/repo-root';
 import { checkCompletedRun, jsonLines } from './run-directory.check';
 import type { PilotResult } from '@rx/run-dir';
@@ -46,7 +47,7 @@ async function runWhileScraping(args: string[], out: string): Promise<{ status: 
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const exited = childExit(child).then(({ code }) => code);
   let done = false;
   void exited.then(() => (done = true));
   let timedOut = false;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { arithDataset } from '@rx/datasets';
 import { REPO_ROOT } from '../infra/repo-root';
-import { runRx, type RxExit } from './rx-cli.process';
+import { runRx, type RxExit } from './rx-cli.e2e-helper';
 import { startPolicyServerProcess, type PolicyServerProcess } from './policy-server.process';
 import { checkCompletedRun } from './run-directory.check';
 

@@ -1,7 +1,9 @@
 // `rx <args>` as a user types it (node -r ./tools/register.js apps/cli/src/main.ts) for the e2e tests: its stdout and
-// stderr together, read until the pipes close (Node's 'exit' can come before the last of the output), stopped with
+// stderr together, read until the pipes close (Node's 'exit' can come before the last of the output; a service that
+// holds them past the CLI's exit is given 2 s), stopped with
 // SIGINT past its deadline (SIGKILL 10 s later) and then an error with the output's tail.
 import { spawn } from 'node:child_process';
+import { childExit } from '@rx/local-stack/testing';
 import { REPO_ROOT } from '../infra/repo-root';
 
 export interface RxExit {
@@ -23,11 +25,9 @@ export function runRx(args: string[], opts: { deadlineMs: number; env?: Record<s
     child.kill('SIGINT');
     setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
   }, opts.deadlineMs);
-  return new Promise((resolve, reject) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (timedOut) reject(new Error(`rx ${args.join(' ')} did not end within ${opts.deadlineMs / 1000} s; its output:\n${output.slice(-6000)}`));
-      else resolve({ status: code, output });
-    }),
-  );
+  return childExit(child).then(({ code }) => {
+    clearTimeout(timer);
+    if (timedOut) throw new Error(`rx ${args.join(' ')} did not end within ${opts.deadlineMs / 1000} s; its output:\n${output.slice(-6000)}`);
+    return { status: code, output };
+  });
 }
