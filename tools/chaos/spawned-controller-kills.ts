@@ -82,6 +82,8 @@ export async function runSpawnedKills(o: SpawnedKillsOptions): Promise<SpawnedKi
       const tree = descendants(p.pid);
       const controller = tree.find((d) => d.command.includes(path.join('apps', 'controller', 'src', 'main.ts')));
       if (!controller) throw new Error(`no controller under rx run (pid ${p.pid}) in ${phase}`);
+      // where the kill lands: a late one finds the run complete, its exchange record perhaps not yet exported
+      const landed = currentPhase(o.dir) ?? 'the end (the run complete, its record being written)';
       process.kill(controller.pid, 'SIGKILL');
       const exit = await p.exited;
       const lines = p.tail(2000).trim().split('\n');
@@ -90,7 +92,7 @@ export async function runSpawnedKills(o: SpawnedKillsOptions): Promise<SpawnedKi
       const leftAlive = tree.filter((d) => left.includes(d.pid)).map((d) => `${d.pid} ${d.command.slice(0, 120)}`);
       for (const pid of left) process.kill(pid, 'SIGKILL'); // reported below; never left for the resume to meet
       report.kills.push({ what: 'controller', phase, leftAlive, cliLine });
-      o.log(`  controller SIGKILLed in ${phase}: rx run exited ${exit.code ?? exit.signal}, ${tree.length} processes of the attempt, ${leftAlive.length} alive 5 s later; rx run --resume`);
+      o.log(`  controller SIGKILLed in ${phase}${landed === phase ? '' : ` (it landed in ${landed})`}: rx run exited ${exit.code ?? exit.signal}, ${tree.length} processes of the attempt, ${leftAlive.length} alive 5 s later; rx run --resume`);
       if (exit.code !== 137) report.problems.push(`controller killed in ${phase}: rx run exited ${exit.code ?? exit.signal}, expected 137`);
       if (cliLine !== `rx: the controller was killed (SIGKILL); the run directory keeps what is done: continue with rx run --resume ${o.dir}`) {
         report.problems.push(`controller killed in ${phase}: the CLI's last line was ${JSON.stringify(cliLine)}`);

@@ -115,6 +115,18 @@ describe('a damaged run directory', () => {
     expect(resume.stdout).toContain('already complete');
   });
 
+  it('rx run --resume of a complete run whose controller was killed before it exported the exchange record: it is exported, exit 0', async () => {
+    const dir = path.join(work, 'not-exported');
+    cpSync(complete, dir, { recursive: true });
+    rmSync(path.join(dir, 'exchange'), { recursive: true, force: true });
+    const resume = await rx(['run', '--resume', dir, '--port', 'off']);
+    expect([resume.code, resume.stderr]).toEqual([0, '']);
+    expect(resume.stdout).toContain('exchange record: not written by the attempt that finished the run; exporting it now');
+    expect(existsSync(path.join(dir, 'exchange', 'record.json'))).toBe(true);
+    const check = await rx(['check-record', dir]);
+    expect([check.code, check.stderr]).toEqual([0, '']);
+  });
+
   it.each(['status', 'resume'] as const)('rx %s: each damage is one line on stderr, exit 2, every file untouched', async (command) => {
     const failures: string[] = [];
     await inBatches(damages, 4, async ([file, how]) => {

@@ -13,6 +13,7 @@ import { describeRevision } from '@rx/spec';
 import { checkGivenRedis, RedisUnavailableError } from '../infra/redis-locator';
 import { REPO_ROOT } from '../infra/repo-root';
 import { deletePrefixKeys } from '../infra/step-bus';
+import { EXCHANGE_RECORD } from '../exchange/exchange-export';
 import { exportAndCheck, recheck } from '../exchange/exchange-lines';
 import { writeRecord } from '../phases/record/record.phase';
 import { codeRevision } from '../phases/record/source-hashes';
@@ -92,10 +93,14 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
   }
   if (run.resumed && (status === 'complete' || (status === 'stopped' && !budgetStopped))) {
     progress.info(`run ${run.manifest.runId} in ${dir.root} is already ${status}; nothing to resume`);
+    const record = readRunFileIfExists(dir, 'record.json');
+    // a controller killed after its attempt ended and before it exported the exchange record: the resume exports it
+    const exported = dir.exists(dir.path(EXCHANGE_RECORD));
+    if (status === 'complete' && !exported) progress.info('exchange record: not written by the attempt that finished the run; exporting it now');
     // a restarted container resumes a finished run: its exit code still says whether its record passes
-    const check = status === 'complete' ? recheck(dir.root) : null;
-    if (check && !check.pass) for (const line of check.lines) progress.info(`exchange record: ${line}`);
-    return { dir: dir.root, status, record: readRunFileIfExists(dir, 'record.json'), message: state.state.reason, recordFails: check ? !check.pass : undefined };
+    const check = status !== 'complete' ? null : exported ? recheck(dir.root) : exportAndCheck(dir.root);
+    if (check && (!check.pass || !exported)) for (const line of check.lines) progress.info(`exchange record: ${line}`);
+    return { dir: dir.root, status, record, message: state.state.reason, recordFails: check ? !check.pass : undefined };
   }
   const abort = new AbortController();
   const onAbort = () => abort.abort(opts.signal.reason ?? new Interrupted('interrupted'));
