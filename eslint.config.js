@@ -65,14 +65,16 @@ const LIBS_FOR = {
   'type:backend': ['type:domain', 'type:schema', 'type:backend', 'type:infra'],
   'type:infra': ['type:domain', 'type:schema', 'type:contract', 'type:infra'],
   'type:stage': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra'],
+  // the read-only run tools (libs/run-tools): a run directory's files and the pipeline's pure helpers
+  'type:run': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage'],
   // the pipeline's transport and stores on BullMQ and Redis (libs/queue): the stage lib's interfaces, implemented
   'type:queue': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage'],
   'type:host': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage', 'type:queue'],
-  'type:app': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage', 'type:queue', 'type:host'],
+  'type:app': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage', 'type:queue', 'type:host', 'type:run'],
   // a lib's doubles use that lib and what it uses, and other doubles
-  'type:testing': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage', 'type:queue', 'type:host', 'type:testing'],
+  'type:testing': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage', 'type:queue', 'type:host', 'type:run', 'type:testing'],
   // apps are reached only through their public entries, allowed below for tools alone
-  'type:tool': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage', 'type:queue', 'type:host', 'type:testing', 'type:tool'],
+  'type:tool': ['type:domain', 'type:schema', 'type:contract', 'type:backend', 'type:infra', 'type:stage', 'type:queue', 'type:host', 'type:run', 'type:testing', 'type:tool'],
 };
 
 // --- scope: which area may use which --------------------------------------------------------------------------

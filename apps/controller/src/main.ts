@@ -4,8 +4,6 @@
 //                          4 complete but its exchange record fails a validator (or could not be written),
 //                          3 stopped by a pre-registered check, 5 stopped by its budget (state kept: raise it with
 //                          --resume DIR --override raise-budget.json), 1 failed, 130 interrupted, 2 a user mistake
-//   main.ts status <dir>   rx status: a run directory summarised (--json for the object)
-//   main.ts export <dir> / check-record <dir>   the exchange's record of a run, and its validators (exchange/)
 //   main.ts                service mode (RX_ROLE=controller): /health, /metrics, /queues on PORT (3100); with
 //                          RX_SPEC set it runs that spec over the external services into RX_DATA_DIR/runs/RX_RUN_NAME
 //                          (resuming the run there if one exists), then exits
@@ -14,9 +12,7 @@ import * as path from 'node:path';
 import { TinkerBackend } from '@rx/backend';
 import { createRxMetrics } from '@rx/metrics';
 import { parseRunArgs } from './cli/run-args';
-import { formatRunStatus, runStatus } from './cli/run-status';
 import { ControllerConfigError, DEFAULT_REDIS_URL, parseControllerConfig, type ControllerConfig } from './config';
-import { checkRecordCommand, exportCommand } from './exchange/record-commands';
 import { BUDGET_STOP } from './experiment/budget-guard';
 import { runExperiment } from './experiment/run-experiment';
 import { RunUserError, type RunOutcome } from './experiment/run-options';
@@ -78,15 +74,6 @@ async function runCommand(argv: string[], config: ControllerConfig): Promise<num
   return exitCodeOf(outcome);
 }
 
-function statusCommand(argv: string[]): number {
-  const json = argv.includes('--json');
-  const rest = argv.filter((a) => a !== '--json');
-  if (rest.length !== 1 || rest[0].startsWith('-')) throw new RunUserError('usage: rx status <run dir> [--json]');
-  const s = runStatus(rest[0]);
-  process.stdout.write(`${json ? JSON.stringify(s, null, 2) : formatRunStatus(s)}\n`);
-  return 0;
-}
-
 async function serviceMode(config: ControllerConfig): Promise<number> {
   const metrics = createRxMetrics({ service: 'controller' });
   if (config.RX_SPEC) {
@@ -121,11 +108,8 @@ async function main(argv: string[]): Promise<number> {
   const config = parseControllerConfig(process.env);
   const [command, ...rest] = argv;
   if (command === 'run') return runCommand(rest, config);
-  if (command === 'status') return statusCommand(rest);
-  if (command === 'export') return exportCommand(rest);
-  if (command === 'check-record') return checkRecordCommand(rest);
   if (command === undefined) return serviceMode(config);
-  throw new RunUserError(`unknown controller command '${command}' (run, status, export, check-record, or none for service mode)`);
+  throw new RunUserError(`unknown controller command '${command}' (run, or none for service mode; rx status, rx export and rx check-record run in the rx CLI)`);
 }
 
 main(process.argv.slice(2)).then(

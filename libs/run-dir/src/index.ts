@@ -11,3 +11,5 @@ export * from './record.schema';
 export * from './dead-letter.schema';
 export * from './endpoints.schema';
 export * from './budget-revisions.schema';
+export * from './canonical-json';
+export * from './observation-files';

@@ -1,12 +1,10 @@
-// rx run, rx status, rx export and rx check-record are the controller's own commands: the CLI runs apps/controller/src/main.ts as a child
+// rx run is the controller's own command: the CLI runs apps/controller/src/main.ts as a child
 // process (the apps stay separate projects, @rx/local-stack starts it) with the terminal attached, passes SIGINT and
 // SIGTERM on (a Ctrl-C reaches both anyway; the controller takes signals within a second of each other as one), and
 // exits with the controller's exit code. An IPC channel ties the two: when the CLI dies however it dies, the
 // controller sees the channel close and stops (no orphan controller drives the run on). When the controller dies
 // (SIGKILL, the OOM killer), the CLI says so in one line with the command that continues the run.
 import { launchNodeChild } from '@rx/local-stack';
-
-export type ControllerCommand = 'run' | 'status' | 'export' | 'check-record';
 
 /** the run directory an rx run command line names (--resume wins over --out), or null */
 export function runDirOf(argv: readonly string[]): string | null {
@@ -21,19 +19,18 @@ export function runDirOf(argv: readonly string[]): string | null {
 }
 
 /** one line when the controller ended by a signal the CLI did not pass on (null: it ended by itself) */
-export function controllerDiedLine(command: ControllerCommand, argv: readonly string[], signal: NodeJS.Signals | null, code: number | null, forwarded: boolean): string | null {
+export function controllerDiedLine(argv: readonly string[], signal: NodeJS.Signals | null, code: number | null, forwarded: boolean): string | null {
   if (forwarded) return null;
   const how = signal ? `was killed (${signal})` : code === 137 ? 'was killed (exit 137)' : null;
   if (!how) return null;
-  if (command !== 'run') return `rx: the controller ${how} before ${command} finished; run it again`;
   const dir = runDirOf(argv);
   const quoted = dir === null ? '<run dir>' : /^[\w./:@%+,-]+$/.test(dir) ? dir : `'${dir.replace(/'/g, `'\\''`)}'`;
   return `rx: the controller ${how}; the run directory keeps what is done: continue with rx run --resume ${quoted}`;
 }
 
-export function runController(command: ControllerCommand, argv: string[]): Promise<number> {
+export function runController(argv: string[]): Promise<number> {
   // the IPC channel is the controller's lifeline (main.ts watches it): no lifeline pipe of its own
-  const child = launchNodeChild({ entry: 'apps/controller/src/main.ts', args: [command, ...argv], stdio: ['inherit', 'inherit', 'inherit', 'ipc'], lifeline: false, cwd: process.cwd() });
+  const child = launchNodeChild({ entry: 'apps/controller/src/main.ts', args: ['run', ...argv], stdio: ['inherit', 'inherit', 'inherit', 'ipc'], lifeline: false, cwd: process.cwd() });
   let forwarded = false;
   // a signal sent to this process alone (kill -INT <pid>, a supervisor) must stop the run as Ctrl-C does
   const forward = (sig: NodeJS.Signals) => () => {
@@ -49,7 +46,7 @@ export function runController(command: ControllerCommand, argv: string[]): Promi
     child.once('exit', (code, signal) => {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
-      const died = controllerDiedLine(command, argv, signal, code, forwarded);
+      const died = controllerDiedLine(argv, signal, code, forwarded);
       if (died) process.stderr.write(`\n${died}\n`);
       resolve(code ?? (signal === 'SIGINT' ? 130 : signal ? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGTERM' ? 15 : 1) : 1));
     });

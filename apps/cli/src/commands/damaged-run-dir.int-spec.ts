@@ -2,7 +2,8 @@
 // services spawned by rx run) is damaged one way at a time (a file missing, garbage, or a directory in its place;
 // report.html a directory), and rx status, rx run --resume and rx report must each say what is wrong in one line on
 // stderr and exit 2, never a stack trace, and leave every file as it was. rx run --out where no run can be written
-// (a regular file, under /dev/null, under /proc) is refused the same way, nothing written.
+// (a regular file, under /dev/null, under /proc) is refused the same way, nothing written. rx status, rx export
+// and rx check-record read the run in the CLI's own process: no controller is started (a preload records children).
 import { childExit } from '@rx/local-stack/testing';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -20,11 +21,11 @@ interface Result {
   stderr: string;
 }
 
-function rx(args: string[], timeoutMs = 120_000): Promise<Result> {
+function rx(args: string[], timeoutMs = 120_000, env: Record<string, string> = {}): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['-r', './tools/register.js', 'apps/cli/src/main.ts', ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: '' },
+      env: { ...process.env, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -125,6 +126,27 @@ describe('a damaged run directory', () => {
     expect(existsSync(path.join(dir, 'exchange', 'record.json'))).toBe(true);
     const check = await rx(['check-record', dir]);
     expect([check.code, check.stderr]).toEqual([0, '']);
+  });
+
+  it('rx status, rx export and rx check-record read the run in the CLI process: no controller is started (rx run --resume is)', async () => {
+    const dir = path.join(work, 'in-process');
+    cpSync(complete, dir, { recursive: true });
+    const children = (args: string[]) => {
+      const log = path.join(work, `children-${args[0]}.log`);
+      writeFileSync(log, '');
+      const env = { NODE_OPTIONS: `--require ${path.join(REPO_ROOT, 'tools', 'testing', 'record-child-processes.js')}`, RX_TEST_CHILD_LOG: log };
+      return rx(args, 120_000, env).then((r) => ({ ...r, children: readFileSync(log, 'utf8').split('\n').filter(Boolean) }));
+    };
+    const controllerIn = (lines: string[]) => lines.filter((l) => l.includes(path.join('apps', 'controller', 'src', 'main.ts')));
+    for (const args of [['status', dir], ['export', dir], ['check-record', dir]]) {
+      const r = await children(args);
+      expect([args[0], r.code, r.stderr]).toEqual([args[0], 0, '']);
+      expect([args[0], controllerIn(r.children)]).toEqual([args[0], []]);
+    }
+    // the recorder sees a controller where one is started
+    const resume = await children(['run', '--resume', dir, '--port', 'off']);
+    expect(resume.code).toBe(0);
+    expect(controllerIn(resume.children)).toHaveLength(1);
   });
 
   it.each(['status', 'resume'] as const)('rx %s: each damage is one line on stderr, exit 2, every file untouched', async (command) => {

@@ -5,5 +5,5 @@
 import { runController } from './controller-process';
 
 export function run(argv: string[]): Promise<number> {
-  return runController('run', argv);
+  return runController(argv);
 }

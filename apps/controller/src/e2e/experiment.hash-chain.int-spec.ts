@@ -23,7 +23,7 @@ import type { RunOutcome } from '../experiment/run-options';
 import { freePort, ServiceSupervisor } from '@rx/local-stack';
 import { REPO_ROOT } from '../infra/repo-root';
 import { NullProgress } from '../progress/progress.reporter';
-import { sha256Json } from '../run/canonical-json';
+import { sha256Json } from '@rx/run-dir';
 import { readRunFile, RunDir } from '@rx/run-dir';
 import { checkCompletedRun, cli, jsonLines as lines } from './run-directory.check';
 

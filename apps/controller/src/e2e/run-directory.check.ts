@@ -13,7 +13,7 @@ import { discordantItems } from '@rx/report';
 import { allBoundRecords, hoeffdingRecord, pairedBound, pairItemFiles, type HoeffdingRecord } from '@rx/stats';
 import { loggedBatch } from '../experiment/arm-driver';
 import { REPO_ROOT } from '../infra/repo-root';
-import { sha256Hex, sha256Json } from '../run/canonical-json';
+import { sha256Hex, sha256Json } from '@rx/run-dir';
 import { formatBandwidth, readRunFile, readRunLines, RunDir, type RunFileName, type RunLineFileName, type RunRecord } from '@rx/run-dir';
 
 export const RUN_FILES = ['run.json', 'spec.json', 'state.json', 'effective-config.json', 'preflight.json', 'shared-init.json', 'pilot.json', 'training.json', 'evaluation.json', 'decision-summary.json', 'record.json'] as const satisfies readonly RunFileName[];

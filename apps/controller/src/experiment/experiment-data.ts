@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { arithDataset, assertDevDisjoint, DEV_SPLIT_SIZE, devSplit, loadGsm8k, takeTrainPrompts, type Problem } from '@rx/datasets';
 import { DEV_EVAL_ITEMS, type ExperimentSpec } from '@rx/spec';
-import { sha256Json } from '../run/canonical-json';
+import { sha256Json } from '@rx/run-dir';
 
 /** the seed of the arith generator (its train/test split); the pretraining script uses the same */
 export const ARITH_DATASET_SEED = 0;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseControllerConfig } from '../config';
 import { REPO_ROOT } from '../infra/repo-root';
-import { sha256Hex } from '../run/canonical-json';
+import { sha256Hex } from '@rx/run-dir';
 import { defaultBackend, openRun } from './open-run';
 import { RunUserError } from './run-options';
 

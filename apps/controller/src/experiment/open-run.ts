@@ -18,7 +18,7 @@ import {
   type RunManifest,
 } from '@rx/run-dir';
 import { applySpecOverride, jsonSyntaxWhere, loadSpecText, pilotSettings, treatmentArm, type ExperimentSpec, type SpecOverride } from '@rx/spec';
-import { canonicalJson, sha256Hex } from '../run/canonical-json';
+import { canonicalJson, sha256Hex } from '@rx/run-dir';
 import { EXTERNAL_NEEDS_BACKEND, RunUserError, type BackendKind, type RunOptions } from './run-options';
 import { planBudgetRaise } from './budget-raise';
 import { tinkerCredentials } from './tinker-credentials';

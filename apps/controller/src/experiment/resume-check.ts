@@ -4,7 +4,7 @@
 // revision. And a run that ended failed says what failed and what this attempt does again.
 import { readRunFileIfExists, type RunDir, type RunManifest, type RunState } from '@rx/run-dir';
 import type { ExperimentSpec } from '@rx/spec';
-import { canonicalJson, sha256Hex } from '../run/canonical-json';
+import { canonicalJson, sha256Hex } from '@rx/run-dir';
 import { RunUserError } from './run-options';
 
 /** sha256 over the files of a code revision that decide what a run computes: no tests, docs, benches or chaos */

@@ -10,7 +10,7 @@ import { chainSuffix, deadLetterJobId, jobIdFor, QUEUE_CATALOG, type StepComplet
 import { NO_STAGE_METRICS, PIPELINE_GRAPH, throughRedisOutages, type JobConsumerDeps } from '@rx/pipeline';
 import { QueueRepository, RedisConnectionFactory, startEdgeWorkers, type EdgeWorkers } from '@rx/queue';
 import type { SeenDeadLetterLine } from '@rx/run-dir';
-import { canonicalJson } from '../run/canonical-json';
+import { canonicalJson } from '@rx/run-dir';
 
 export interface StepBusOptions {
   redisUrl: string;

@@ -5,7 +5,7 @@
 import { allBoundRecords, BOUND_LABELS, boundRecord, pairedBound, pairItemFiles } from '@rx/stats';
 import { baselineArm, decisionRule, treatmentArm } from '@rx/spec';
 import type { ExperimentContext } from '../experiment/experiment-context';
-import { sha256Hex } from '../run/canonical-json';
+import { sha256Hex } from '@rx/run-dir';
 import { writeRunFile, type DecisionSummary, type EvaluationResult } from '@rx/run-dir';
 
 

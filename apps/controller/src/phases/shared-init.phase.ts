@@ -14,7 +14,7 @@ import { buildDatum } from '@rx/pipeline';
 import { sameOutputTolerance } from '@rx/spec';
 import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
 import { loraFor } from '../experiment/step-schedule';
-import { sha256Json } from '../run/canonical-json';
+import { sha256Json } from '@rx/run-dir';
 import { readRunFile, writeRunFile, type ArmRestore, type SharedInitResult } from '@rx/run-dir';
 import { adapterHash } from './adapter-hash';
 import { unloadQuietly } from './unload-model';

@@ -17,7 +17,7 @@ import { throwIfAborted, type ExperimentContext } from '../experiment/experiment
 import { rewriteStepLogs } from '../experiment/step-logs';
 import { loraFor } from '../experiment/step-schedule';
 import { StepFailedError } from '../infra/step-bus';
-import { sha256Json } from '../run/canonical-json';
+import { sha256Json } from '@rx/run-dir';
 import { devAccuracyCurve, devEvalPoints } from './dev-accuracy';
 import { initProbeDatums } from './shared-init.phase';
 import { adapterHash } from './adapter-hash';

@@ -1,5 +1,6 @@
 // Progress of a run: one live line per arm on a terminal (redrawn in place), plain lines otherwise (logs, CI).
 // Messages print above the live block. Each arm line: phase, step, reward, gate values, ETA.
+import { formatDuration } from '@rx/run-tools';
 
 export interface ArmProgress {
   phase: string;
@@ -21,15 +22,6 @@ export interface ProgressReporter {
   arm(arm: string, p: ArmProgress): void;
   /** the live block is left as it is and later output starts below it */
   close(): void;
-}
-
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '?';
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
 export function formatArmLine(arm: string, p: ArmProgress): string {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { evalSettings } from '@rx/spec';
 import { throwIfAborted, type ExperimentContext } from '../../experiment/experiment-context';
 import { REPO_ROOT } from '../../infra/repo-root';
-import { sha256Hex, sha256Json } from '../../run/canonical-json';
+import { sha256Hex, sha256Json } from '@rx/run-dir';
 import { BASE_EVAL_NAME, readRunFileIfExists, writeRunFile, type DecodingSettings, type EvalLine, type EvaluationResult, type EvaluatorIdentity, type ModelEvaluation, type SharedInitResult, type TrainingResult } from '@rx/run-dir';
 import { evaluateItems } from './evaluator';
 

@@ -5,7 +5,7 @@
 import { computeAdvantages, InMemoryRolloutWindowStore } from '@rx/pipeline';
 import type { StepPlan } from '@rx/contracts';
 import { heterogeneousKernelBatch } from './fixed-batch';
-import { sha256Json } from '../../run/canonical-json';
+import { sha256Json } from '@rx/run-dir';
 
 export interface ActivationCheck {
   bandwidth: number;

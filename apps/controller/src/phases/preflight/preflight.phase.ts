@@ -15,7 +15,7 @@ import {
 import { baselineArm, kernelSettings, preflightTolerances, sameOutputTolerance, treatmentArm } from '@rx/spec';
 import { RunStopped, type ExperimentContext } from '../../experiment/experiment-context';
 import { REPO_ROOT } from '../../infra/repo-root';
-import { sha256Hex, sha256Json } from '../../run/canonical-json';
+import { sha256Hex, sha256Json } from '@rx/run-dir';
 import { initProbeDatums } from '../shared-init.phase';
 import { compareSameOutput, describeSameOutput } from '../same-output';
 import { runCorrectnessChecks } from './correctness-checks';

@@ -2,12 +2,9 @@
 // the same way): effective config, preflight numbers, gate reports (failed ones too), checkpoints per arm and
 // step, the code revision (sha256 of every source file), predictions and observations sha256, wall time per
 // phase, the feasibility projection against the spec's budget, and the verdict with its reasoning.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import * as path from 'node:path';
 import { budget, correctnessPreflight, type ExperimentSpec } from '@rx/spec';
-import { PREDICTION_FIELDS, readRunFileIfExists, writeRunFile, type ArmTraining, type RunStateStore, type PhaseName, type PhaseSeconds, type RunDir, type RunManifest, type RunRecord, type RunState, type ProjectionConfig } from '@rx/run-dir';
+import { observationFiles, PREDICTION_FIELDS, readRunFileIfExists, sha256Hex, sha256Json, writeRunFile, type ArmTraining, type RunStateStore, type PhaseName, type PhaseSeconds, type RunDir, type RunManifest, type RunRecord, type RunState, type ProjectionConfig } from '@rx/run-dir';
 import { REPO_ROOT } from '../../infra/repo-root';
-import { sha256Hex, sha256Json } from '../../run/canonical-json';
 import { feasibility } from './feasibility';
 import { codeRevision } from './source-hashes';
 import { verdictOf } from './verdict';
@@ -20,26 +17,6 @@ export interface RecordInput {
   /** the spec before the override (null when none was applied) */
   sourceSpec: ExperimentSpec | null;
   cpus: number;
-}
-
-function listFiles(dir: RunDir, rel: string, out: string[]): void {
-  const abs = dir.path(rel);
-  if (!existsSync(abs)) return;
-  for (const name of readdirSync(abs).sort()) {
-    const r = path.join(rel, name);
-    if (statSync(dir.path(r)).isDirectory()) listFiles(dir, r, out);
-    else out.push(r);
-  }
-}
-
-/** every step log, held-out file, gate report and eval file of the run */
-export function observationFiles(dir: RunDir): string[] {
-  const all: string[] = [];
-  listFiles(dir, '.', all);
-  return all
-    .map((f) => path.normalize(f))
-    .filter((f) => /(^|\/)(steps(\.attempt-\d+)?\.jsonl|heldout\.jsonl|gate-report\.json|eval\.jsonl)$/.test(f) && !f.startsWith('services/') && !f.startsWith('logs/'))
-    .sort();
 }
 
 export function categorise(w: Partial<Record<PhaseName, number>>): PhaseSeconds {

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { sha256Hex, sha256Json } from '../../run/canonical-json';
+import { sha256Hex, sha256Json } from '@rx/run-dir';
 import type { CodeRevision } from '@rx/run-dir';
 
 const ROOTS = ['apps', 'libs', 'tools', 'specs', 'models'];

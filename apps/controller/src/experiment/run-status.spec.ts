@@ -4,9 +4,9 @@ import * as path from 'node:path';
 import { evaluateGates, formatGateReport } from '@rx/gates';
 import { appendRunLine, writeRunFile } from '@rx/run-dir';
 import { parseControllerConfig } from '../config';
-import { openRun } from '../experiment/open-run';
+import { openRun } from './open-run';
 import { REPO_ROOT } from '../infra/repo-root';
-import { formatRunStatus, runStatus } from './run-status';
+import { formatRunStatus, runStatus } from '@rx/run-tools';
 
 describe('rx status', () => {
   let root: string;

@@ -9,10 +9,8 @@ import type { StepRecord } from '@rx/contracts';
 import { evaluatorIdentity, exchangeRecordSchema, expectedRunOf, SHARED_INIT_ARM, type ExchangeRecord, type ExpectedRun } from '@rx/exchange-record';
 import { adamParamsFor } from '@rx/pipeline';
 import type { ExperimentSpec } from '@rx/spec';
-import { REPO_ROOT } from '../infra/repo-root';
-import { observationFiles } from '../phases/record/record.phase';
-import { sha256Hex, sha256Json } from '../run/canonical-json';
-import { BASE_EVAL_NAME, readRunFileIfExists, readRunLines, RunDir, RunFileError, type AdapterHash, type ArmTraining, type EvaluationResult, type RunFileName, type RunFileType, type SharedInitResult } from '@rx/run-dir';
+import { REPO_ROOT } from '@rx/local-stack';
+import { BASE_EVAL_NAME, observationFiles, sha256Hex, sha256Json, readRunFileIfExists, readRunLines, RunDir, RunFileError, type AdapterHash, type ArmTraining, type EvaluationResult, type RunFileName, type RunFileType, type SharedInitResult } from '@rx/run-dir';
 import { correctnessPaths, REVISION_FILES, SHIPPED_FILES_DIR } from './correctness-paths';
 import { exchangeFeasibility } from './exchange-feasibility';
 

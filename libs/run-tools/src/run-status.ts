@@ -14,8 +14,8 @@ import {
   type RunRecord,
   type SeenDeadLetterLine,
 } from '@rx/run-dir';
-import { exchangeCheckLines } from '../exchange/exchange-lines';
-import { formatDuration } from '../progress/progress.reporter';
+import { exchangeCheckLines } from './exchange/exchange-lines';
+import { formatDuration } from './format-duration';
 
 export interface RunStatus {
   dir: string;

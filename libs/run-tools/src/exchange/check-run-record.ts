@@ -4,8 +4,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { checkRecord, expectedRunOf, filePins, verdictLine, type RecordCheck, type RecordFile } from '@rx/exchange-record';
-import { sha256Hex } from '../run/canonical-json';
-import { RunDir } from '@rx/run-dir';
+import { RunDir, sha256Hex } from '@rx/run-dir';
 import { EXCHANGE_RECORD, ExportError, readRunSpec } from './exchange-export';
 
 type Json = Record<string, unknown>;

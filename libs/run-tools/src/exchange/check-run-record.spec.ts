@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { intactRecord } from '@rx/exchange-record/testing';
-import { sha256Hex } from '../run/canonical-json';
-import { RunDir } from '@rx/run-dir';
+import { RunDir, sha256Hex } from '@rx/run-dir';
 import { readInside, referencedFiles } from './check-run-record';
 
 describe('the files a record names', () => {

@@ -4,8 +4,7 @@
 // exchange/files/ with the sha256 the run's code revision recorded (what ran); the stock baseline also names the
 // tinker-cookbook commit whose semantics stock-datum.reference.ts re-states.
 import type { PreflightPath } from '@rx/exchange-record';
-import type { ComparisonErrors } from '@rx/preflight';
-import type { PreflightResult } from '../phases/preflight/preflight.phase';
+import type { ComparisonErrors, PreflightResult } from '@rx/preflight';
 
 /** the files each revision names, relative to the repository root */
 export const REVISION_FILES = {

@@ -17,10 +17,9 @@ import { runExperiment } from '../experiment/run-experiment';
 import { freePort, ServiceSupervisor } from '@rx/local-stack';
 import { REPO_ROOT } from '../infra/repo-root';
 import { NullProgress } from '../progress/progress.reporter';
-import { sha256Json } from '../run/canonical-json';
-import { cli } from '../e2e/run-directory.check';
-import { checkRunRecord } from './check-run-record';
-import { EXCHANGE_RECORD } from './exchange-export';
+import { sha256Json } from '@rx/run-dir';
+import { cli } from './run-directory.check';
+import { checkRunRecord, EXCHANGE_RECORD } from '@rx/run-tools';
 
 jest.setTimeout(180_000);
 

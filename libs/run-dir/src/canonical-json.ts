@@ -1,5 +1,5 @@
 // JSON with object keys sorted at every level: the same value always gives the same text, so its sha256 can
-// identify a spec, a batch or a configuration.
+// identify a spec, a batch, a configuration or a file of the run directory.
 import { createHash } from 'node:crypto';
 
 // one canonical form for the whole system: the exchange record's, which its checker re-derives
