@@ -4,7 +4,8 @@
 // in-memory bigram under the embedded model's name and vocabulary, so the pipeline's char renderer applies.
 // Logs one JSON line {"event":"ready","url":...} when listening; SIGTERM closes it.
 import 'reflect-metadata';
-import { CHAR_VOCAB_SIZE, InMemoryPolicyBackend, type PolicyBackend } from '@rx/backend';
+import { CHAR_VOCAB_SIZE, type PolicyBackend } from '@rx/backend';
+import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { EMBEDDED_BASE_MODEL, EmbeddedBackend } from '@rx/embedded-model';
 import * as path from 'node:path';
 import { z } from 'zod';

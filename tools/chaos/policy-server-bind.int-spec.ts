@@ -27,7 +27,7 @@ function tryConnect(host: string, port: number): Promise<'connected' | string> {
 it('listens on 127.0.0.1 only when HOST is not set', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'rx-bind-'));
   // main.ts prints a plain line, not a JSON ready line: wait for it by polling the process output
-  const proc = await launch({ name: 'policy-server', entry: 'apps/policy-server/src/main.ts', env: { PORT: '0', RX_POLICY_BACKEND: 'memory', RX_DATA_DIR: dir }, logFile: path.join(dir, 'ps.log'), waitReady: false });
+  const proc = await launch({ name: 'policy-server', entry: 'apps/policy-server/testing/memory.main.ts', env: { PORT: '0', RX_DATA_DIR: dir }, logFile: path.join(dir, 'ps.log'), waitReady: false });
   try {
     let m: RegExpExecArray | null = null;
     for (let i = 0; i < 600 && !m; i++) {

@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import type { PolicyBackend } from '@rx/backend';
 import { EmbeddedBackend } from '@rx/embedded-model';
-import { HashChainPolicyBackend } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { z } from 'zod';
 import { parsePolicyServerConfig, startPolicyServer } from '@rx/policy-server';
 

@@ -62,7 +62,7 @@ describe('apps/<service>/src/main.ts', () => {
     let policyUrl = '';
     let policyExit: Promise<Run> | undefined;
     const policyReady = new Promise<void>((resolve, reject) => {
-      policyExit = runMain('apps/policy-server/src/main.ts', { PORT: '0', RX_POLICY_BACKEND: 'memory', RX_DATA_DIR: path.join(dataDir, 'policy') }, (out, kill) => {
+      policyExit = runMain('apps/policy-server/testing/memory.main.ts', { PORT: '0', RX_DATA_DIR: path.join(dataDir, 'policy') }, (out, kill) => {
         const m = / at (http:\/\/[^\s,]+)/.exec(out);
         if (m && !policyUrl) {
           policyUrl = m[1];

@@ -1,6 +1,6 @@
-// The whole pipeline on the real Redis: sampler, grader, advantage and trainer as four child processes running
-// their real main.ts, over the deterministic hash-chain test policy (RX_BACKEND_URL=memory://hash-chain), this
-// test as the controller. Two runs of two steps of both arms: run B uninterrupted, run A with the advantage
+// The whole pipeline on the real Redis: sampler, grader, advantage and trainer as four child processes, each
+// started through its test entry point (apps/<svc>/testing/hash-chain.main.ts: the service's own start function over
+// the deterministic hash-chain test policy), this test as the controller. Two runs of two steps of both arms: run B uninterrupted, run A with the advantage
 // service killed (SIGKILL) and restarted between its steps, and a malformed job thrown in.
 import { Worker, type Job } from 'bullmq';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +11,6 @@ import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline, type 
 import { parseExposition } from '@rx/metrics/testing';
 import { testStepRequest, type TestArm } from '@rx/pipeline/testing';
 import { createRedisHarness } from '@rx/queue/testing';
-import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
 import { QueueRepository, RedisRolloutWindowStore } from '@rx/queue';
 import { StepLog } from '@rx/pipeline';
 import { startServiceProcess, type ServiceProcess } from './service-process';
@@ -19,6 +18,7 @@ import { startServiceProcess, type ServiceProcess } from './service-process';
 jest.setTimeout(60_000);
 
 const ARMS: TestArm[] = ['grpo_gs8', 'gs1_kernel'];
+const hashChainEntry = (service: string) => `apps/${service}/testing/hash-chain.main.ts`;
 const harness = createRedisHarness('e2e');
 const connections = harness.connections();
 const queues = new QueueRepository({ connections, prefix: harness.prefix });
@@ -57,7 +57,7 @@ const comparable = (r: StepRecord) => ({ ...r, runId: '', committedAt: '', timin
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'rx-e2e-'));
-  env = { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: dataDir, RX_CONCURRENCY: '8', PORT: '0' };
+  env = { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: 'memory://hash-chain', RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: dataDir, RX_CONCURRENCY: '8', PORT: '0' };
   // the test is the controller: it consumes step-events
   controller = new Worker(
     'step-events',
@@ -69,7 +69,7 @@ beforeAll(async () => {
     },
     { connection: connections.worker(), prefix: harness.prefix },
   );
-  const started = await Promise.allSettled(['sampler', 'grader', 'advantage', 'trainer'].map((s) => startServiceProcess(s, env)));
+  const started = await Promise.allSettled(['sampler', 'grader', 'advantage', 'trainer'].map((s) => startServiceProcess(s, env, hashChainEntry(s))));
   for (const s of started) if (s.status === 'fulfilled') services[s.value.name] = s.value; // afterAll stops these
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
@@ -125,7 +125,7 @@ describe('the rollout pipeline over BullMQ on Redis', () => {
     for (const e of await runStep('run-a', 0)) recordsA[e.arm].push(e.record);
 
     await services.advantage.kill();
-    services.advantage = await startServiceProcess('advantage', env);
+    services.advantage = await startServiceProcess('advantage', env, hashChainEntry('advantage'));
 
     // a job no producer could have written: the grader dead-letters it and keeps going
     await queues.queue('rollouts').add('grade', { runId: 'run-a', arm: 'gs1_kernel', step: 1, rollouts: 'not a batch' }, { jobId: 'malformed-1' });

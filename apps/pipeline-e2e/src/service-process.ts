@@ -17,8 +17,9 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-export async function startServiceProcess(name: string, env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  const p = await startNodeProcess({ name, entry: `apps/${name}/src/main.ts`, env, baseEnv: { ...process.env } as Record<string, string>, readyTimeoutMs: timeoutMs });
+/** `entry`: the service's main.ts, or a test entry point of its own (apps/<svc>/testing/hash-chain.main.ts) */
+export async function startServiceProcess(name: string, env: Record<string, string>, entry = `apps/${name}/src/main.ts`, timeoutMs = 30_000): Promise<ServiceProcess> {
+  const p = await startNodeProcess({ name, entry, env, baseEnv: { ...process.env } as Record<string, string>, readyTimeoutMs: timeoutMs });
   return {
     name,
     url: p.url ?? '',

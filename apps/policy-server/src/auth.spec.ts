@@ -5,7 +5,8 @@
 // Request ids are random; a 409 names nothing but what the caller sent.
 import { ExecutionContext, HttpException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InMemoryPolicyBackend, datumToWire } from '@rx/backend';
+import { datumToWire } from '@rx/backend';
+import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { ApiKeyGuard, Public, carriesKey, isPublicRequest } from './auth';
 import { policyServerConfig } from './config';
 import { api, futureResult, newModel, policyServerHarness, rawRequest, registeredRoutes } from './testing/policy-server.harness';

@@ -1,7 +1,6 @@
-// Builds the PolicyBackend the server serves. `embedded` loads @rx/embedded-model lazily (so the server and
-// its tests run without it); `memory` is the in-memory test bigram (protocol and overhead benchmarks).
-import { InMemoryPolicyBackend, type PolicyBackend } from '@rx/backend';
-import type { PolicyServerConfig } from './config';
+// The model the server serves: @rx/embedded-model, loaded lazily (so the server's code and its tests load without
+// it). Tests serve a double through their own entry point (apps/policy-server/testing/memory.main.ts).
+import type { PolicyBackend } from '@rx/backend';
 
 export class BackendUnavailableError extends Error {
   override readonly name = 'BackendUnavailableError';
@@ -21,10 +20,5 @@ export async function loadEmbeddedBackend(dataDir: string): Promise<PolicyBacken
   const mod = (await import('@rx/embedded-model')) as EmbeddedModule;
   if (typeof mod.createEmbeddedBackend === 'function') return mod.createEmbeddedBackend({ dataDir });
   if (typeof mod.EmbeddedBackend === 'function') return new mod.EmbeddedBackend({ dataDir });
-  throw new BackendUnavailableError('@rx/embedded-model does not export EmbeddedBackend yet; set RX_POLICY_BACKEND=memory for the in-memory test model');
-}
-
-export async function createBackend(config: PolicyServerConfig): Promise<PolicyBackend> {
-  if (config.backend === 'memory') return new InMemoryPolicyBackend();
-  return loadEmbeddedBackend(config.dataDir);
+  throw new BackendUnavailableError('@rx/embedded-model does not export EmbeddedBackend yet');
 }

@@ -2,7 +2,8 @@
 // requests (headers and body), connections; and values a model cannot take (rank, token ids, context length,
 // seeds) refused with 400 before any work, instead of a future that fails with category 'server'.
 import net from 'node:net';
-import { InMemoryPolicyBackend, datumToWire } from '@rx/backend';
+import { datumToWire } from '@rx/backend';
+import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { PolicyServerConfigError, parsePolicyServerConfig } from './config';
 import type { PolicyServer } from './policy-server';
 import { TinkerApiService } from './tinker-api.service';

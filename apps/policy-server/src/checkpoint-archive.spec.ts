@@ -10,7 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { CheckpointBytesUnavailableError, InMemoryPolicyBackend, TinkerApiError, TinkerBackend, readCheckpointArchive } from '@rx/backend';
+import { CheckpointBytesUnavailableError, TinkerApiError, TinkerBackend, readCheckpointArchive } from '@rx/backend';
+import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { policyServerConfig, type PolicyServerConfig } from './config';
 import { startPolicyServer, type PolicyServer } from './policy-server';
 

@@ -1,12 +1,11 @@
 import { PolicyServerConfigError, parsePolicyServerConfig, policyServerConfigSchema } from './config';
 
 describe('policy server configuration', () => {
-  it('binds 127.0.0.1:8000 and serves the embedded model by default', () => {
+  it('binds 127.0.0.1:8000 by default', () => {
     expect(parsePolicyServerConfig({})).toEqual({
       host: '127.0.0.1',
       port: 8000,
       dataDir: 'runs/policy-server',
-      backend: 'embedded',
       latencyMs: 0,
       maxBodyBytes: 16 * 1024 * 1024,
       maxTokensPerRequest: 262_144,
@@ -26,11 +25,10 @@ describe('policy server configuration', () => {
       publicUrl: null,
       hostedLike: null,
     });
-    expect(policyServerConfigSchema.parse({ PORT: '0', HOST: '0.0.0.0', RX_POLICY_API_KEY: 'a-long-enough-key', RX_POLICY_LATENCY_MS: '25', RX_POLICY_BACKEND: 'memory', PORT_UNUSED: 'x' })).toMatchObject({
+    expect(policyServerConfigSchema.parse({ PORT: '0', HOST: '0.0.0.0', RX_POLICY_API_KEY: 'a-long-enough-key', RX_POLICY_LATENCY_MS: '25', PORT_UNUSED: 'x' })).toMatchObject({
       port: 0,
       host: '0.0.0.0',
       latencyMs: 25,
-      backend: 'memory',
     });
     expect(parsePolicyServerConfig({ PORT: '', RX_DATA_DIR: '  ' })).toMatchObject({ port: 8000, dataDir: 'runs/policy-server' });
   });
@@ -40,12 +38,12 @@ describe('policy server configuration', () => {
     expect(() => parsePolicyServerConfig({ PORT: '70000' })).toThrow('PORT must be at most 65535');
     let message = '';
     try {
-      parsePolicyServerConfig({ RX_POLICY_LATENCY_MS: '-5', RX_POLICY_BACKEND: 'gpu', RX_POLICY_API_KEY: 'short' });
+      parsePolicyServerConfig({ RX_POLICY_LATENCY_MS: '-5', RX_POLICY_API_KEY: 'short' });
     } catch (e) {
       message = (e as Error).message;
     }
     expect(message).toBe(
-      "policy-server configuration: RX_POLICY_BACKEND must be 'embedded' or 'memory'; RX_POLICY_LATENCY_MS must be an integer >= 0; RX_POLICY_API_KEY must be at least 8 characters when set",
+      "policy-server configuration: RX_POLICY_LATENCY_MS must be an integer >= 0; RX_POLICY_API_KEY must be at least 8 characters when set",
     );
     expect(message).not.toContain('short');
   });

@@ -27,11 +27,6 @@ export const policyServerConfigSchema = z
     PORT: intVar(0, 8000, 65535),
     /** where weights and states of the backend and the tinker:// path index live */
     RX_DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().min(1).default('runs/policy-server')),
-    /** the model served: the embedded transformer (@rx/embedded-model) or the in-memory test bigram */
-    RX_POLICY_BACKEND: z.preprocess(
-      emptyToUndefined,
-      z.enum(['embedded', 'memory'], { errorMap: () => ({ message: "must be 'embedded' or 'memory'" }) }).default('embedded'),
-    ),
     /** fixed extra latency added to every /api/v1 request (benchmarks) */
     RX_POLICY_LATENCY_MS: intVar(0, 0, 600_000),
     /** largest JSON body accepted (413 beyond) */
@@ -94,7 +89,6 @@ export const policyServerConfigSchema = z
     host: e.HOST,
     port: e.PORT,
     dataDir: e.RX_DATA_DIR,
-    backend: e.RX_POLICY_BACKEND,
     latencyMs: e.RX_POLICY_LATENCY_MS,
     maxBodyBytes: e.RX_POLICY_MAX_BODY_BYTES,
     maxTokensPerRequest: e.RX_POLICY_MAX_TOKENS_PER_REQUEST,

@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { importanceSamplingLoss, InMemoryPolicyBackend, TinkerBackend, TinkerSessionLostError, type Datum, type TinkerTiming } from '@rx/backend';
+import { importanceSamplingLoss, TinkerBackend, TinkerSessionLostError, type Datum, type TinkerTiming } from '@rx/backend';
+import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { parsePolicyServerConfig } from './config';
 import { parseHostedLike } from './hosted-like.config';
 import { api, futureResult, policyServerHarness, rawRequest } from './testing/policy-server.harness';

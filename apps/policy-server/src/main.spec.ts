@@ -1,10 +1,11 @@
-// The policy-server process: one clear line and exit 2 on bad configuration; serves, then closes on SIGTERM.
+// The policy-server process (its code, over the in-memory test model: testing/memory.main.ts): one clear line and
+// exit 2 on bad configuration; serves, then closes on SIGTERM.
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const MAIN = 'apps/policy-server/src/main.ts';
+const MAIN = 'apps/policy-server/testing/memory.main.ts';
 
 function start(env: Record<string, string>) {
   const child = spawn(process.execPath, ['-r', './tools/register.js', MAIN], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -20,13 +21,13 @@ describe('policy-server main', () => {
   jest.setTimeout(30_000);
 
   it('prints one line and exits 2 on a bad variable', async () => {
-    const p = start({ PORT: 'x', RX_POLICY_BACKEND: 'memory' });
+    const p = start({ PORT: 'x' });
     expect(await p.exited).toBe(2);
     expect(p.err()).toBe('policy-server: policy-server configuration: PORT must be an integer >= 0\n');
   });
 
   it('serves on the port it prints and closes gracefully on SIGTERM', async () => {
-    const p = start({ PORT: '0', RX_POLICY_BACKEND: 'memory', RX_DATA_DIR: path.join(os.tmpdir(), `rx-policy-server-main-${process.pid}`) });
+    const p = start({ PORT: '0', RX_DATA_DIR: path.join(os.tmpdir(), `rx-policy-server-main-${process.pid}`) });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         const timer = setInterval(() => {

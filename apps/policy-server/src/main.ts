@@ -1,51 +1,7 @@
 #!/usr/bin/env node
-// The policy server: the Tinker protocol subset over the embedded model (or the in-memory test model), on
-// 127.0.0.1:8000 unless HOST/PORT say otherwise. Bad configuration: one line, exit 2. SIGTERM/SIGINT: graceful.
+// The policy server's entry point: the Tinker protocol subset over the embedded model (policy-server-main.ts).
 import 'reflect-metadata';
-import { BackendUnavailableError, createBackend } from './backend.factory';
-import { PolicyServerConfigError, parsePolicyServerConfig } from './config';
-import { startPolicyServer } from './policy-server';
+import { loadEmbeddedBackend } from './backend.factory';
+import { policyServerMain } from './policy-server-main';
 
-async function main(): Promise<number> {
-  const config = parsePolicyServerConfig(process.env);
-  const log = (m: string): void => {
-    process.stdout.write(`policy-server: ${m}\n`);
-  };
-  const backend = await createBackend(config);
-  const server = await startPolicyServer(config, backend);
-  log(`serving the ${backend.kind} backend (${config.backend}) at ${server.url}, data in ${config.dataDir}`);
-  if (!config.apiKey) log('RX_POLICY_API_KEY is not set: any process on this machine can drive the models (set it on a shared machine)');
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      log(`${signal}: finishing running work (up to ${config.shutdownGraceMs} ms), then closing`);
-      resolve();
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
-  await server.close();
-  await backend.close();
-  log('closed');
-  return 0;
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    if (err instanceof PolicyServerConfigError || err instanceof BackendUnavailableError) {
-      process.stderr.write(`policy-server: ${err.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    const code = (err as { code?: unknown })?.code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      process.stderr.write(`policy-server: cannot listen (${String(code)}): ${(err as Error).message}; set HOST/PORT\n`);
-      process.exitCode = 2;
-      return;
-    }
-    process.stderr.write(`policy-server: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+policyServerMain((config) => loadEmbeddedBackend(config.dataDir));

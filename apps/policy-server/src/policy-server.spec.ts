@@ -3,15 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  InMemoryPolicyBackend,
-  PROTOBUF_CONTENT_TYPE,
-  TinkerBackend,
-  datumToWire,
-  decodeForwardBackwardOutput,
-  encodeForwardBackwardRequest,
-  zstdCompress,
-} from '@rx/backend';
+import { PROTOBUF_CONTENT_TYPE, TinkerBackend, datumToWire, decodeForwardBackwardOutput, encodeForwardBackwardRequest, zstdCompress } from '@rx/backend';
+import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { policyServerConfig, type PolicyServerConfig } from './config';
 import { startPolicyServer, type PolicyServer } from './policy-server';
 

@@ -7,16 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  InMemoryPolicyBackend,
-  TinkerBackend,
-  TinkerSessionLostError,
-  TinkerStuckError,
-  type Datum,
-  type PolicyBackend,
-  type TinkerBackendOptions,
-  type TinkerRetryEvent,
-} from '@rx/backend';
+import { TinkerBackend, TinkerSessionLostError, TinkerStuckError, type Datum, type PolicyBackend, type TinkerBackendOptions, type TinkerRetryEvent } from '@rx/backend';
+import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { float32Wire, startFaultProxy, type FaultProxy, type FaultProxyOptions } from '@rx/backend/testing';
 import { policyServerConfig } from './config';
 import { startPolicyServer } from './policy-server';

@@ -5,18 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {
-  InMemoryPolicyBackend,
-  TinkerApiError,
-  TinkerBackend,
-  TinkerConnectionError,
-  TinkerRequestFailedError,
-  type Datum,
-  type InMemoryPolicyBackendOptions,
-  type PolicyBackend,
-  type TinkerBackendOptions,
-  type TinkerRetryEvent,
-} from '@rx/backend';
+import { TinkerApiError, TinkerBackend, TinkerConnectionError, TinkerRequestFailedError, type Datum, type PolicyBackend, type TinkerBackendOptions, type TinkerRetryEvent } from '@rx/backend';
+import { InMemoryPolicyBackend, type InMemoryPolicyBackendOptions } from '@rx/backend/testing';
 import { float32Wire, startFaultProxy, unusedPort, type FaultProxy } from '@rx/backend/testing';
 import { policyServerConfig, type PolicyServerConfig } from './config';
 import { startPolicyServer, type PolicyServer } from './policy-server';

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InMemoryPolicyBackend } from '@rx/backend';
+import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { policyServerConfig } from './config';
 import { startPolicyServer } from './policy-server';
 

@@ -7,7 +7,7 @@ import { deadLetterJobId, jobIdFor } from '@rx/contracts';
 import { parseExposition } from '@rx/metrics/testing';
 import { testStepRequest } from '@rx/pipeline/testing';
 import { createRedisHarness } from '@rx/queue/testing';
-import { HashChainPolicyBackend } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { QueueRepository } from '@rx/queue';
 import { loadSamplerConfig } from './config';
 import { startSampler } from './sampler.app';

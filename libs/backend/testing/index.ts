@@ -1,5 +1,8 @@
-// @rx/backend/testing: test doubles for the policy backends (a faulting proxy in front of a Tinker-shaped server, a
-// float32 wire round-trip); imported by tests and tools only. The in-memory backend is production (the policy
-// server's `memory` model) and stays in @rx/backend.
+// @rx/backend/testing: test doubles for the policy backends, imported by tests, test entry points and tools only
+// (production code cannot: eslint.config.js): the in-memory bigram (InMemoryPolicyBackend), the pipeline's
+// deterministic hash-chain policy (HashChainPolicyBackend), a faulting proxy in front of a Tinker-shaped server,
+// and a float32 wire round-trip.
 export * from './fault-proxy';
 export * from './float32-wire.backend';
+export * from './hash-chain-policy.backend';
+export * from './in-memory-policy-backend';

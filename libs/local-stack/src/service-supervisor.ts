@@ -15,6 +15,8 @@ export interface ServiceSpec {
   env: Record<string, string>;
   /** node flags before the entry point (e.g. a heap cap) */
   nodeArgs?: string[];
+  /** the entry point, relative to the repository (default apps/<name>/src/main.ts; a test's own, e.g. apps/<name>/testing/hash-chain.main.ts) */
+  entry?: string;
 }
 
 export interface RunningService {
@@ -82,7 +84,7 @@ export class ServiceSupervisor {
     const logFile = path.join(this.opts.logsDir, `${spec.name}.log`);
     const log = createWriteStream(logFile, { flags: 'a' });
     const proc = launchNodeChild({
-      entry: path.join('apps', spec.name, 'src', 'main.ts'),
+      entry: spec.entry ?? path.join('apps', spec.name, 'src', 'main.ts'),
       nodeArgs: spec.nodeArgs,
       env: { ...(this.opts.baseEnv ?? process.env), ...spec.env, PORT: String(spec.port) },
     });

@@ -1,4 +1,5 @@
-import { charRenderer, HashChainPolicyBackend } from '@rx/backend';
+import { charRenderer } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline, type ScoredRollout } from '@rx/estimators';
 import { gradeCompletion } from '@rx/grading';
 import type { StepRecord } from '@rx/contracts';

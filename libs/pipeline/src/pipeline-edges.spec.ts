@@ -3,7 +3,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { CHAR_EOS, charRenderer, HashChainPolicyBackend } from '@rx/backend';
+import { CHAR_EOS, charRenderer } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { jobIdFor, type GradedBatch, type SampledBatch, type StageName, type TrainStep } from '@rx/contracts';
 import { appendToWindow, emptyWindow, kernelBaseline } from '@rx/estimators';
 import { gradeCompletion } from '@rx/grading';

@@ -1,5 +1,5 @@
 import { UnrecoverableStageError } from './stage-errors';
-import { HashChainPolicyBackend } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { stepRecord } from '@rx/pipeline/testing';
 import { InMemoryTrainerStepLedger } from './trainer-step.ledger';
 import { TrainingClientPool } from './training-client.pool';

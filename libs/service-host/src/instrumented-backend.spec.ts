@@ -1,6 +1,6 @@
 import { createRxMetrics, metricSamples } from '@rx/metrics';
 import { instrumentBackend } from './instrumented-backend';
-import { HashChainPolicyBackend } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 
 describe('instrumentBackend', () => {
   it('times every call by operation and counts the ones that throw', async () => {

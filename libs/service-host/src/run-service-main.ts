@@ -22,16 +22,18 @@ export interface ServiceStartOptions<C extends ServiceConfig = ServiceConfig> {
   log?: (line: string) => void;
 }
 
+/** `backendFor`: production services take RX_BACKEND_URL's (backendFromConfig); a test entry point passes its double */
 export async function runServiceMain<C extends ServiceConfig>(
   service: string,
   loadConfig: (env: NodeJS.ProcessEnv) => C,
   start: (opts: ServiceStartOptions<C>) => Promise<RunningService>,
+  backendFor: (config: C) => PolicyBackend = backendFromConfig,
 ): Promise<void> {
   let config: C;
   let backend: PolicyBackend;
   try {
     config = loadConfig(process.env);
-    backend = backendFromConfig(config);
+    backend = backendFor(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${err.message.startsWith(service) ? '' : `${service}: `}${err.message}\n`);

@@ -6,7 +6,7 @@ import { createRxMetrics } from '@rx/metrics';
 import { parseExposition } from '@rx/metrics/testing';
 import { instrumentBackend } from './instrumented-backend';
 import { QueueRepository, RedisConnectionFactory } from '@rx/queue';
-import { HashChainPolicyBackend } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { createRedisHarness } from '@rx/queue/testing';
 import { createRxLogger, lineDestination } from './rx-logger';
 import { RxServiceModule } from './rx-service.module';

@@ -1,4 +1,5 @@
-import { TinkerApiError, TinkerSessionLostError, type PolicyBackend, type TrainingClient, HashChainPolicyBackend } from '@rx/backend';
+import { TinkerApiError, TinkerSessionLostError, type PolicyBackend, type TrainingClient } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { isSessionLost, sessionRenewingBackend } from './session-renewing.backend';
 
 // what the Tinker client raises on a 404 from a call naming its session, model or sampler, whatever the wording

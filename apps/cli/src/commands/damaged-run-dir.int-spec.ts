@@ -1,5 +1,5 @@
-// Careless input, as real child processes of the CLI: a completed run directory (the hash-chain test policy, its
-// services spawned by rx run) is damaged one way at a time (a file missing, garbage, or a directory in its place;
+// Careless input, as real child processes of the CLI: a completed run directory (a short run of the embedded model,
+// its services spawned by rx run) is damaged one way at a time (a file missing, garbage, or a directory in its place;
 // report.html a directory), and rx status, rx run --resume and rx report must each say what is wrong in one line on
 // stderr and exit 2, never a stack trace, and leave every file as it was. rx run --out where no run can be written
 // (a regular file, under /dev/null, under /proc) is refused the same way, nothing written. rx status, rx export
@@ -77,14 +77,14 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'rx-damaged-'));
   complete = path.join(work, 'complete');
   const override = path.join(work, 'override.json');
-  // a short run; the hash-chain policy's rewards are not a model's, so the gates' bounds on them are opened
+  // a short run of an untrained model: the gates' bounds on its rewards are opened, as the run only makes a fixture
   const checks = [
     { metric: 'pilot_mean_reward', min: -1, max: 1 },
     { metric: 'kernel_effective_neighbors_p10', min: 0 },
     { metric: 'baseline_reward_corr', min: -1 },
   ];
   writeFileSync(override, JSON.stringify({ steps: 2, dataset: { n_examples: 128 }, eval: { n_examples: 8 }, feasibility: { effective_config: { steps: 2, n_eval: 8 } }, activation_gate: { checks } }));
-  const r = await rx(['run', '--spec', 'specs/embedded.json', '--override', override, '--out', complete, '--policy-backend', 'hash-chain', '--port', 'off'], 300_000);
+  const r = await rx(['run', '--spec', 'specs/embedded.json', '--override', override, '--out', complete, '--port', 'off'], 420_000);
   if (r.code !== 0) throw new Error(`the fixture run failed (${r.code}): ${r.stdout}${r.stderr}`);
   // the services' own data is not part of what is read back; a smaller copy per case
   rmSync(path.join(complete, 'services'), { recursive: true, force: true });

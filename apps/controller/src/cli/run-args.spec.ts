@@ -9,7 +9,6 @@ describe('rx run flags', () => {
       overridePath: undefined,
       backend: 'tinker',
       services: 'spawn',
-      policyBackend: undefined,
       httpPort: 0,
     });
     expect(parseRunArgs(['--resume', 'runs/x', '--services', 'external', '--port', 'off'])).toMatchObject({ resumeDir: 'runs/x', services: 'external', httpPort: null });

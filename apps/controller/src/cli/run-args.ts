@@ -16,8 +16,6 @@ export interface RunArgs {
   httpPort?: number | null;
   /** resume although the spec, effective configuration or code changed (recorded as a revision) */
   acceptChanges?: boolean;
-  /** hidden: the model a spawned policy server serves (tests use the in-memory test model) */
-  policyBackend?: 'embedded' | 'memory' | 'hash-chain';
 }
 
 /** `--port -1`: parseArgs would take `-1` for an option of its own and lose the hint; a value it is, checked below */
@@ -45,7 +43,6 @@ export function parseRunArgs(argv: string[]): RunArgs {
         resume: { type: 'string' },
         override: { type: 'string' },
         port: { type: 'string' },
-        'policy-backend': { type: 'string' },
         'accept-changes': { type: 'boolean' },
       },
       strict: true,
@@ -67,7 +64,6 @@ export function parseRunArgs(argv: string[]): RunArgs {
     overridePath: values.override,
     backend: oneOf('backend', ['embedded', 'tinker'] as const),
     services: oneOf('services', ['spawn', 'external'] as const) ?? 'spawn',
-    policyBackend: oneOf('policy-backend', ['embedded', 'memory', 'hash-chain'] as const),
   };
   // a boolean flag: parseArgs gives true
   if ((values as Record<string, unknown>)['accept-changes'] === true) args.acceptChanges = true;

@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
 import { createRedisHarness } from '@rx/queue/testing';
-import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
 import { freePort, ServiceSupervisor } from '@rx/local-stack';
 import { REPO_ROOT } from '../infra/repo-root';
 import { readRunFile, RunDir } from '@rx/run-dir';
@@ -34,7 +33,7 @@ interface Controller {
 }
 
 function controller(args: string[]): Controller {
-  const child = spawn(process.execPath, ['-r', path.join(REPO_ROOT, 'tools', 'register.js'), path.join(REPO_ROOT, 'apps', 'controller', 'src', 'main.ts'), 'run', ...args], {
+  const child = spawn(process.execPath, ['-r', path.join(REPO_ROOT, 'tools', 'register.js'), path.join(REPO_ROOT, 'apps', 'controller', 'testing', 'hash-chain.main.ts'), 'run', ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,7 +62,7 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'rx-takeover-'));
   env = {
     REDIS_URL: harness.url,
-    RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL,
+    RX_BACKEND_URL: 'memory://hash-chain',
     RX_QUEUE_PREFIX: harness.prefix,
     RX_DATA_DIR: path.join(work, 'services'),
     RX_ALLOW_INSECURE_REDIS: '1',
@@ -81,7 +80,7 @@ beforeAll(async () => {
     path.join(work, 'override.json'),
     JSON.stringify({ steps: STEPS, dataset: { n_examples: STEPS * 64 }, eval: { n_examples: N_EVAL }, feasibility: { effective_config: { steps: STEPS, n_eval: N_EVAL } }, activation_gate: { checks } }),
   );
-  await supervisor.start(await Promise.all(['sampler', 'grader', 'advantage', 'trainer'].map(async (name) => ({ name, port: await freePort(), env }))));
+  await supervisor.start(await Promise.all(['sampler', 'grader', 'advantage', 'trainer'].map(async (name) => ({ name, port: await freePort(), env, entry: `apps/${name}/testing/hash-chain.main.ts` }))));
 });
 
 afterAll(async () => {

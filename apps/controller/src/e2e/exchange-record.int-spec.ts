@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { ExchangeRecord } from '@rx/exchange-record';
 import { arithmeticProblems } from '@rx/pipeline/testing';
 import { createRedisHarness } from '@rx/queue/testing';
-import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { parseControllerConfig } from '../config';
 import type { ExperimentData } from '../experiment/experiment-data';
 import { runExperiment } from '../experiment/run-experiment';
@@ -43,11 +43,11 @@ const SPEC_LR = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'specs', 'embedded
 const progress = new NullProgress();
 
 beforeAll(async () => {
-  const env = { REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: path.join(work, 'services'), RX_ALLOW_INSECURE_REDIS: '1' };
+  const env = { REDIS_URL: harness.url, RX_BACKEND_URL: 'memory://hash-chain', RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: path.join(work, 'services'), RX_ALLOW_INSECURE_REDIS: '1' };
   for (const name of ['sampler', 'grader', 'advantage', 'trainer']) {
     const s = new ServiceSupervisor({ logsDir: path.join(work, 'logs') });
     supervisors.push(s);
-    await s.start([{ name, port: await freePort(), env }]);
+    await s.start([{ name, port: await freePort(), env, entry: `apps/${name}/testing/hash-chain.main.ts` }]);
   }
   const override = path.join(work, 'override.json');
   writeFileSync(override, JSON.stringify({ steps: STEPS, dataset: { n_examples: STEPS * 64 }, eval: { n_examples: N_EVAL }, feasibility: { effective_config: { steps: STEPS, n_eval: N_EVAL } } }));
@@ -56,7 +56,8 @@ beforeAll(async () => {
     outDir: out,
     overridePath: override,
     services: 'external',
-    config: parseControllerConfig({ REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_CONCURRENCY: '16' }),
+    backendFor: () => new HashChainPolicyBackend(),
+    config: parseControllerConfig({ REDIS_URL: harness.url, RX_BACKEND_URL: 'memory://hash-chain', RX_QUEUE_PREFIX: harness.prefix, RX_CONCURRENCY: '16' }),
     progress,
     signal: new AbortController().signal,
     httpPort: null,

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { StepRecord } from '@rx/contracts';
 import { arithmeticProblems } from '@rx/pipeline/testing';
 import { createRedisHarness } from '@rx/queue/testing';
-import { HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { parseControllerConfig } from '../config';
 import type { ExperimentData } from '../experiment/experiment-data';
 import { runExperiment } from '../experiment/run-experiment';
@@ -37,7 +37,7 @@ let work: string;
 
 async function startService(name: string): Promise<void> {
   supervisors[name] = new ServiceSupervisor({ logsDir });
-  await supervisors[name].start([{ name, port: await freePort(), env: serviceEnv }]);
+  await supervisors[name].start([{ name, port: await freePort(), env: serviceEnv, entry: `apps/${name}/testing/hash-chain.main.ts` }]);
 }
 
 const STEPS = 2;
@@ -63,12 +63,13 @@ function override(essMin?: number): string {
   return file;
 }
 
-const config = () => parseControllerConfig({ REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_CONCURRENCY: '16' });
+const config = () => parseControllerConfig({ REDIS_URL: harness.url, RX_BACKEND_URL: 'memory://hash-chain', RX_QUEUE_PREFIX: harness.prefix, RX_CONCURRENCY: '16' });
 
 function run(out: string, extra: { overridePath?: string; resume?: boolean; interruptAfter?: 'pilot'; interruptAfterTrainingStep?: number } = {}): Promise<RunOutcome> {
   return runExperiment({
     ...(extra.resume ? { resumeDir: out } : { specPath: path.join(REPO_ROOT, 'specs', 'embedded.json'), outDir: out, overridePath: extra.overridePath }),
     services: 'external',
+    backendFor: () => new HashChainPolicyBackend(),
     config: config(),
     progress: new NullProgress(),
     signal: new AbortController().signal,
@@ -83,7 +84,7 @@ function run(out: string, extra: { overridePath?: string; resume?: boolean; inte
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'rx-ctl-e2e-'));
   // the test Redis of this machine has no password: the services accept it as a development one
-  serviceEnv = { REDIS_URL: harness.url, RX_BACKEND_URL: HASH_CHAIN_BACKEND_URL, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: path.join(work, 'services'), RX_ALLOW_INSECURE_REDIS: '1' };
+  serviceEnv = { REDIS_URL: harness.url, RX_BACKEND_URL: 'memory://hash-chain', RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: path.join(work, 'services'), RX_ALLOW_INSECURE_REDIS: '1' };
   await Promise.all(['sampler', 'grader', 'advantage', 'trainer'].map(startService));
 });
 

@@ -1,5 +1,6 @@
 // What rx run is given (the flags, the config, the hooks of the tests) and what it gives back, and the errors that
 // end a run attempt early: a user's mistake (one line, exit 2) or an interruption (the run can be resumed).
+import type { PolicyBackend } from '@rx/backend';
 import type { PhaseName, RunRecord, RunState } from '@rx/run-dir';
 import type { ControllerConfig } from '../config';
 import type { ProgressReporter } from '../progress/progress.reporter';
@@ -27,11 +28,8 @@ export interface RunOptions {
   httpPort?: number | null;
   /** started as the service-mode controller (a container): its HTTP server binds 0.0.0.0 unless HOST says otherwise */
   serviceMode?: boolean;
-  /**
-   * the model behind the embedded backend: the embedded transformer (default), the policy server's in-memory
-   * test model, or (tests only) the pipeline's hash-chain test double in every process, with no policy server
-   */
-  policyBackend?: 'embedded' | 'memory' | 'hash-chain';
+  /** tests only: the controller's own backend (a test double; its services are started through their test entry points) */
+  backendFor?: () => PolicyBackend;
   /** tests only: the problems to train and evaluate on, in place of the spec's dataset */
   data?: ExperimentData;
   stepStallTimeoutMs?: number;

@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import { TinkerBackend, type PolicyBackend } from '@rx/backend';
 import { QUEUE_NAME_LIST } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
-import { backendFromConfig, HASH_CHAIN_BACKEND_URL } from '@rx/service-host';
 import { appendRunLine, writeRunFile } from '@rx/run-dir';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -54,9 +53,6 @@ export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMe
       if (!config.RX_BACKEND_URL) throw new RunUserError(EXTERNAL_NEEDS_BACKEND);
       backendUrl = config.RX_BACKEND_URL;
       apiKey = config.TINKER_API_KEY ?? 'rx-local-policy-server';
-    } else if (opts.policyBackend === 'hash-chain') {
-      backendUrl = HASH_CHAIN_BACKEND_URL;
-      apiKey = 'rx-no-key';
     } else {
       backendUrl = '';
       apiKey = config.RX_POLICY_API_KEY ?? `rx-local-${randomBytes(12).toString('hex')}`;
@@ -68,13 +64,12 @@ export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMe
       supervisor.onUnexpectedExit((name, code, signal) => abort.abort(new Error(`the ${name} service exited (${code ?? signal}) during the run; see ${path.join(run.dir.logsDir, `${name}.log`)}`)));
       closers.push(() => (supervisor as ServiceSupervisor).stop());
       const dataDir = run.dir.servicesDataDir;
-      if (run.manifest.backend === 'embedded' && opts.policyBackend !== 'hash-chain') {
+      if (run.manifest.backend === 'embedded') {
         const port = await freePort();
-        progress.info(`starting the policy server (${opts.policyBackend ?? 'embedded'} model) ...`);
+        progress.info('starting the policy server (embedded model) ...');
         const env: Record<string, string> = {
           HOST: '127.0.0.1',
           RX_DATA_DIR: path.join(dataDir, 'policy-server'),
-          RX_POLICY_BACKEND: opts.policyBackend ?? 'embedded',
           RX_POLICY_API_KEY: apiKey,
         };
         if (config.RX_POLICY_LATENCY_MS !== undefined) env.RX_POLICY_LATENCY_MS = String(config.RX_POLICY_LATENCY_MS);
@@ -97,12 +92,13 @@ export async function startInfra(run: OpenedRun, opts: RunOptions, metrics: RxMe
       await supervisor.start(specs);
     }
     const backend: PolicyBackend =
-      backendUrl === HASH_CHAIN_BACKEND_URL ? backendFromConfig({ RX_BACKEND_URL: backendUrl }) : new TinkerBackend({
-            baseUrl: backendUrl,
-            apiKey,
-            logger: { warn: (m) => progress.warn(`backend: ${m}`) },
-            timing: config.RX_TINKER_STUCK_TIMEOUT_MS === undefined ? {} : { stuckTimeoutMs: config.RX_TINKER_STUCK_TIMEOUT_MS },
-          });
+      opts.backendFor?.() ??
+      new TinkerBackend({
+        baseUrl: backendUrl,
+        apiKey,
+        logger: { warn: (m) => progress.warn(`backend: ${m}`) },
+        timing: config.RX_TINKER_STUCK_TIMEOUT_MS === undefined ? {} : { stuckTimeoutMs: config.RX_TINKER_STUCK_TIMEOUT_MS },
+      });
     closers.push(() => backend.close());
     const bus = new StepBus({
       redisUrl: redis.url,

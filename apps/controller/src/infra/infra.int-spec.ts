@@ -114,21 +114,21 @@ describe('ServiceSupervisor', () => {
   it('starts a service as a child process, waits for /health, and stops it with SIGTERM', async () => {
     const sup = new ServiceSupervisor({ logsDir: logs });
     const port = await freePort();
-    const [svc] = await sup.start([{ name: 'policy-server', port, env: { HOST: '127.0.0.1', RX_POLICY_BACKEND: 'memory', RX_DATA_DIR: path.join(logs, 'data') } }]);
+    const [svc] = await sup.start([{ name: 'policy-server', port, env: { HOST: '127.0.0.1', RX_DATA_DIR: path.join(logs, 'data') }, entry: 'apps/policy-server/testing/memory.main.ts' }]);
     expect(svc.url).toBe(`http://127.0.0.1:${port}`);
     expect((await fetch(`${svc.url}/health`)).status).toBe(200);
     expect(sup.pids()).toHaveLength(1);
     await sup.stop();
     expect(sup.pids()).toHaveLength(0);
     await expect(fetch(`${svc.url}/health`)).rejects.toThrow();
-    expect(readFileSync(svc.logFile, 'utf8')).toMatch(/policy-server: serving the embedded backend \(memory\)/);
+    expect(readFileSync(svc.logFile, 'utf8')).toMatch(/policy-server: serving the \w+ backend at http:\/\/127\.0\.0\.1:/);
   });
 
   it('reports a service that exits before it is healthy, with the end of its log', async () => {
     const sup = new ServiceSupervisor({ logsDir: logs, healthTimeoutMs: 30_000 });
-    const err = await sup.start([{ name: 'policy-server', port: await freePort(), env: { RX_POLICY_BACKEND: 'gpu' } }]).catch((e: unknown) => e);
+    const err = await sup.start([{ name: 'policy-server', port: await freePort(), env: { RX_POLICY_LATENCY_MS: '-5' } }]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceStartError);
-    expect((err as Error).message).toMatch(/policy-server exited \(2\) before it was healthy: .*RX_POLICY_BACKEND/);
+    expect((err as Error).message).toMatch(/policy-server exited \(2\) before it was healthy: .*RX_POLICY_LATENCY_MS/);
   });
 });
 

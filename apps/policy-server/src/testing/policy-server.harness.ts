@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { InMemoryPolicyBackend } from '@rx/backend';
+import type { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { policyServerConfig, type PolicyServerConfig } from '../config';
 import { startPolicyServer, type PolicyServer } from '../policy-server';
 

@@ -1,4 +1,4 @@
-import { HashChainPolicyBackend } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { stepRecord, testStepRequest } from '@rx/pipeline/testing';
 import { OutOfOrderStepError, UnrecoverableStageError } from '../stage-errors';
 import { InMemoryTrainerStepLedger } from '../trainer-step.ledger';

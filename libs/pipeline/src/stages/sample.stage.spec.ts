@@ -1,4 +1,5 @@
-import { charRenderer, HashChainPolicyBackend } from '@rx/backend';
+import { charRenderer } from '@rx/backend';
+import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { QUEUE_CATALOG, type SampleRequest } from '@rx/contracts';
 import { testStepRequest } from '@rx/pipeline/testing';
 import { promptPhi, sampleBatch } from './sample.stage';

@@ -1,4 +1,5 @@
-import { charRenderer, InMemoryPolicyBackend, HashChainPolicyBackend } from '@rx/backend';
+import { charRenderer } from '@rx/backend';
+import { InMemoryPolicyBackend, HashChainPolicyBackend } from '@rx/backend/testing';
 import { QUEUE_CATALOG, type StepRecord, type TrainStep } from '@rx/contracts';
 import { gradeCompletion } from '@rx/grading';
 import { InMemoryRolloutWindowStore } from '../rollout-window.store';

@@ -43,7 +43,7 @@ describe('the correctness preflight over the Tinker client against the policy se
     root = mkdtempSync(path.join(tmpdir(), 'rx-preflight-tinker-'));
     supervisor = new ServiceSupervisor({ logsDir: path.join(root, 'logs') });
     const [server] = await supervisor.start([
-      { name: 'policy-server', port: await freePort(), env: { HOST: '127.0.0.1', RX_DATA_DIR: path.join(root, 'policy-server'), RX_POLICY_BACKEND: 'embedded', RX_POLICY_API_KEY: API_KEY } },
+      { name: 'policy-server', port: await freePort(), env: { HOST: '127.0.0.1', RX_DATA_DIR: path.join(root, 'policy-server'), RX_POLICY_API_KEY: API_KEY } },
     ]);
     serverUrl = server.url;
     tinker = new TinkerBackend({ baseUrl: server.url, apiKey: API_KEY });

@@ -6,21 +6,21 @@
 // Each prompt has an ease in [0, 1) (a hash of its tokens alone): easier prompts are answered right more often and
 // have higher prompt-token logprobs, as with a real model, so the kernel baseline's second feature predicts reward.
 import { createHash } from 'node:crypto';
-import { charRenderer } from './char-renderer';
-import type { Renderer } from './renderer';
 import { mulberry32 } from '@rx/stats';
-import type {
-  AdamParams,
-  Datum,
-  ForwardBackwardResult,
-  LoraConfig,
-  LossFn,
-  PolicyBackend,
-  SampledSequence,
-  SampleParams,
-  SamplingClient,
-  TrainingClient,
-} from './policy-backend';
+import {
+  charRenderer,
+  type Renderer,
+  type AdamParams,
+  type Datum,
+  type ForwardBackwardResult,
+  type LoraConfig,
+  type LossFn,
+  type PolicyBackend,
+  type SampledSequence,
+  type SampleParams,
+  type SamplingClient,
+  type TrainingClient,
+} from '@rx/backend';
 
 const WEIGHTS_PREFIX = 'memory://hash-chain/';
 

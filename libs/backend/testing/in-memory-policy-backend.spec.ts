@@ -1,6 +1,6 @@
 // The in-memory test backend is itself checked: its gradient against central finite differences, a zero
 // update when every advantage is 0, AdamW's first step, seeded sampling, consistent logprobs.
-import type { Datum } from './policy-backend';
+import type { Datum } from '@rx/backend';
 import { InMemoryPolicyBackend } from './in-memory-policy-backend';
 
 const ADAM = { learningRate: 0.1, beta1: 0.9, beta2: 0.95, eps: 1e-8 };

@@ -16,7 +16,7 @@ import type {
   SampledSequence,
   SamplingClient,
   TrainingClient,
-} from './policy-backend';
+} from '@rx/backend';
 
 export type InMemoryOp =
   | 'createLoraTrainingClient'
