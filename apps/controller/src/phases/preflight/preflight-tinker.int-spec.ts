@@ -14,7 +14,7 @@ import type { ProgressReporter } from '../../progress/progress.reporter';
 import { RunDir, type SharedInitResult } from '@rx/run-dir';
 import { runSharedInit } from '../shared-init.phase';
 import type { FixedBatches } from './fixed-batch';
-import { optimizerSteppingTwice } from './injected-bugs.fixture';
+import { optimizerSteppingTwice } from './testing/injected-bugs.fixture';
 import { RX_LOOP } from './loop-under-test';
 import { fixedBatchesOf, runPreflight, type PreflightContext } from './preflight.phase';
 

@@ -1,7 +1,7 @@
 // The real correctness preflight on the embedded backend passes on the unmodified code and fails on each trainer
 // bug (sign-flipped loss, exp dropped from the ratio, loss / token count, sampler logprobs replaced by the
-// learner's, optimizer step applied twice), the failing check named (injected-bugs.fixture.ts).
-import { describePreflightAgainst, TRAINER_BUGS } from './injected-bugs.fixture';
+// learner's, optimizer step applied twice), the failing check named (testing/injected-bugs.fixture.ts).
+import { describePreflightAgainst, TRAINER_BUGS } from './testing/injected-bugs.fixture';
 
 jest.setTimeout(300_000);
 

@@ -13,15 +13,15 @@ import { EmbeddedBackend, EmbeddedTrainingClient, importanceSamplingPositionLoss
 import { computeAdvantages, datumsOf, scoredRollouts, type AdvantageStageDeps, type RolloutWindowStore } from '@rx/pipeline';
 import { preflightResultSchema, type PreflightResult } from '@rx/preflight';
 import { loadSpecText, type ExperimentSpec } from '@rx/spec';
-import { RunStopped } from '../../experiment/experiment-context';
-import { loadExperimentData, type ExperimentData } from '../../experiment/experiment-data';
-import { REPO_ROOT } from '../../infra/repo-root';
-import type { ProgressReporter } from '../../progress/progress.reporter';
+import { RunStopped } from '../../../experiment/experiment-context';
+import { loadExperimentData, type ExperimentData } from '../../../experiment/experiment-data';
+import { REPO_ROOT } from '../../../infra/repo-root';
+import type { ProgressReporter } from '../../../progress/progress.reporter';
 import { RunDir, type SharedInitResult } from '@rx/run-dir';
-import { runSharedInit } from '../shared-init.phase';
-import { RX_LOOP, type LoopUnderTest } from './loop-under-test';
-import { batchSha256, type FixedBatches } from './fixed-batch';
-import { fixedBatchesOf, runPreflight, type PreflightContext } from './preflight.phase';
+import { runSharedInit } from '../../shared-init.phase';
+import { RX_LOOP, type LoopUnderTest } from '../loop-under-test';
+import { batchSha256, type FixedBatches } from '../fixed-batch';
+import { fixedBatchesOf, runPreflight, type PreflightContext } from '../preflight.phase';
 
 const parsed = loadSpecText(readFileSync(path.join(REPO_ROOT, 'specs', 'embedded.json'), 'utf8'));
 if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
