@@ -1,5 +1,5 @@
 // Deterministic BullMQ job ids: the same (run, arm, step, stage) always names the same job.
-import type { StageName } from './stage-name';
+import { STAGE_NAMES, type StageName } from './stage-name';
 import type { StepHeader } from './step-header.schema';
 
 // id = `<run>-<arm>-<step>-<stage>[-a<n>]` (arm has no '-', so the last three fields parse back unambiguously); the
@@ -15,14 +15,15 @@ export function chainSuffix(attempt: number): string {
 }
 
 // the chain suffix of a step's job id: '' for the first chain of a step, `-a<n>` for a later one
-const CHAIN = /-(?:prepare|sample|grade|advantage|train|complete)(-a\d{1,6})(?:-|$)/;
+const STAGE = STAGE_NAMES.join('|');
+const CHAIN = new RegExp(`-(?:${STAGE})(-a\\d{1,6})(?:-|$)`);
 
 export function chainOfJobId(jobId: string | undefined): string {
   return (jobId && CHAIN.exec(jobId)?.[1]) || '';
 }
 
 // `<run>-<arm>-<step>-<stage>[-...]` back to its header (arms have no '-'; a run id may); null for any other id
-const JOB_ID = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})-([a-z][a-z0-9_]{0,31})-(\d{1,9})-(prepare|sample|grade|advantage|train|complete)(?:-.*)?$/;
+const JOB_ID = new RegExp(`^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})-([a-z][a-z0-9_]{0,31})-(\\d{1,9})-(${STAGE})(?:-.*)?$`);
 
 export function parseJobId(jobId: string): StepHeader | null {
   const m = JOB_ID.exec(jobId);

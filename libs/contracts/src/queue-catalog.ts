@@ -72,6 +72,3 @@ export type PayloadOf<Q extends QueueName> = z.infer<QueueCatalog[Q]['schema']>;
 /** queue name -> payload type, for every queue of the catalog */
 export type QueuePayloads = { [Q in QueueName]: PayloadOf<Q> };
 
-export function queueSpec<Q extends QueueName>(queue: Q): QueueCatalog[Q] {
-  return QUEUE_CATALOG[queue];
-}

@@ -11,12 +11,5 @@ export const QUEUE_NAMES = Object.freeze({
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
-export const QUEUE_NAME_LIST = [
-  QUEUE_NAMES.stepRequests,
-  QUEUE_NAMES.sampleRequests,
-  QUEUE_NAMES.rollouts,
-  QUEUE_NAMES.gradedRollouts,
-  QUEUE_NAMES.trainSteps,
-  QUEUE_NAMES.stepEvents,
-  QUEUE_NAMES.deadLetters,
-] as const satisfies readonly QueueName[];
+/** every queue, in pipeline order (the order of QUEUE_NAMES) */
+export const QUEUE_NAME_LIST = Object.freeze(Object.values(QUEUE_NAMES)) as readonly [QueueName, ...QueueName[]];

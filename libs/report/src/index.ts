@@ -1,4 +1,4 @@
-export * from './run-dir';
+export * from './run-data';
 export * from './histogram';
 export * from './report-model';
 export * from './report-html';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { renderReportHtml } from './report-html';
 import { buildReportModel, COLORS, paddedRange, type ChartSpec, type ReportModel } from './report-model';
-import { readRunDir } from './run-dir';
+import { readRunDir } from './run-data';
 import { writeSyntheticRun, type SyntheticRun } from '@rx/report/testing';
 import type { StepRecord } from '@rx/contracts';
 

@@ -6,7 +6,7 @@ import { pairItems, PairedItemsError, percentile } from '@rx/stats';
 import { histogram, sharedRange } from './histogram';
 import { discordantItems, readProvenance, type DiscordantItem, type Provenance } from './provenance';
 import { readArmCurves, type ArmCurves } from './step-curves';
-import type { DecisionNumbers, DevAccuracySeries, GateBound, GateReportEntry, RunData, StepSeries } from './run-dir';
+import type { DecisionNumbers, DevAccuracySeries, GateBound, GateReportEntry, RunData, StepSeries } from './run-data';
 
 export type SectionId = 'reward' | 'gates' | 'distributions' | 'decision';
 

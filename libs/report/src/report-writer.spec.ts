@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { writeSyntheticRun } from '@rx/report/testing';
 import { REPORT_FILE, writeReport } from './report-writer';
-import { RunDirError } from './run-dir';
+import { RunDirError } from './run-data';
 
 describe('writeReport', () => {
   let work: string;

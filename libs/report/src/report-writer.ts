@@ -4,7 +4,7 @@ import { RunDir } from '@rx/run-dir';
 import * as path from 'node:path';
 import { renderReportHtml } from './report-html';
 import { buildReportModel } from './report-model';
-import { readRunDir, RunDirError } from './run-dir';
+import { readRunDir, RunDirError } from './run-data';
 
 export const REPORT_FILE = 'report.html';
 

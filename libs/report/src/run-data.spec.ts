@@ -3,7 +3,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { readRunDir, RunDirError, pilotLabel } from './run-dir';
+import { readRunDir, RunDirError, pilotLabel } from './run-data';
 import { writeSyntheticRun } from '@rx/report/testing';
 
 describe('readRunDir', () => {
