@@ -140,6 +140,20 @@ const PURE = [
     message: 'a pure lib (type:domain, type:schema, type:contract) imports no framework, queue, Redis, metrics or HTTP client; those belong to infra libs, hosts and apps.',
   },
 ];
+// libs/pipeline (the graph, its edge runner and stage functions) does no I/O of its own: files, sockets, processes,
+// queues and Redis are reached only through the interfaces its services hand it (ledger, windows, producer, backend)
+const NO_IO = [
+  {
+    regex: '^(node:)?(fs|net|http|https|http2|tls|dgram|dns|child_process|cluster|worker_threads|readline)(/.*)?$',
+    message: 'libs/pipeline does no I/O (files, sockets, processes): take an interface in StageDeps and implement it in libs/queue or an app.',
+  },
+  {
+    regex: '^(@nestjs/.*|(bullmq|ioredis|express)(/.*)?)$',
+    message: 'libs/pipeline does no I/O (no framework, queue or Redis client): libs/queue and libs/service-host run the graph on those.',
+  },
+];
+const pipelineFiles = { files: ['libs/pipeline/src/**/*.ts'] };
+
 const pureProjects = projects.filter((p) => p.tags.some((t) => ['type:domain', 'type:schema', 'type:contract'].includes(t)));
 const pureFiles = filesOf(pureProjects);
 
@@ -165,6 +179,11 @@ module.exports = [
         message: 'a pure lib (type:domain, type:schema, type:contract) loads modules only by import declarations (require() and import() would pass the purity check by).',
       }))],
     },
+  },
+  {
+    files: pipelineFiles.files,
+    ignores: TEST_FILES,
+    rules: { 'no-restricted-imports': ['error', { patterns: [...NO_IO, TESTING_FOLDER] }] },
   },
   {
     files: TEST_FILES,

@@ -2,7 +2,7 @@
 // step by step (the order rotates) so that the machine's load falls on all three alike:
 //   direct: InProcessPipeline in this process, the EmbeddedBackend called directly, windows and ledger in memory;
 //   http:   InProcessPipeline in this process, the model behind the policy server (TinkerBackend over HTTP), the
-//           windows, the step ledger and the step log where the services keep them (Redis, steps.jsonl);
+//           windows and the step ledger where the services keep them (Redis);
 //   queues: the four services as child processes over BullMQ on the real Redis, the same policy server.
 // All three run the same edges with the same edge runner. queues/direct is the whole cost of running as
 // services; queues/http isolates the transport: the queue hops and the separate processes.
@@ -10,7 +10,7 @@ import { TinkerBackend, type PolicyBackend } from '@rx/backend';
 import { jobIdFor, QUEUE_CATALOG, type QueueName, type StageName, type StageTimings, type StepRequest } from '@rx/contracts';
 import { EmbeddedBackend } from '@rx/embedded-model';
 import { gradeCompletion } from '@rx/grading';
-import { cachedRendererResolver, InProcessPipeline, StepLog } from '@rx/pipeline';
+import { cachedRendererResolver, InProcessPipeline } from '@rx/pipeline';
 import { NO_API_KEY } from '@rx/service-host';
 import { RedisConnectionFactory, RedisRolloutWindowStore, RedisTrainerStepLedger } from '@rx/queue';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -225,13 +225,12 @@ export const overheadBenchmark: Benchmark = {
       const http = new TinkerBackend({ baseUrl: server.url, apiKey: NO_API_KEY });
       backends.push(direct, http);
       const renderers = cachedRendererResolver();
-      // http keeps the rollout windows, the step ledger and the step log where the services keep them (Redis, a
-      // steps.jsonl), so that queues - http is the transport alone: the queue hops and the separate processes
+      // http keeps the rollout windows and the step ledger where the services keep them (Redis), so that
+      // queues - http is the transport alone: the queue hops and the separate processes
       storeConnections = new RedisConnectionFactory(redisUrl(), { connectionName: 'rx-bench-stores' });
       const stores = {
         windows: new RedisRolloutWindowStore(storeConnections.producer(), prefix),
         ledger: new RedisTrainerStepLedger(storeConnections.producer(), prefix),
-        stepLog: new StepLog(path.join(work, 'http-steps')),
       };
       const pipelines: Record<'direct' | 'http', InProcessPipeline> = {
         direct: new InProcessPipeline({ backend: direct, renderers, grade: gradeCompletion, concurrency: o.concurrency }),
@@ -410,7 +409,7 @@ export const overheadBenchmark: Benchmark = {
         `the three ways interleaved step by step; sampler concurrency ${o.concurrency}. ` +
         'All three run the graph\'s edges with the same edge runner. *direct*: `InProcessPipeline` (the in-memory transport) calling the ' +
         'EmbeddedBackend in this process, windows and ledger in memory; *http*: `InProcessPipeline` with the model behind the policy server ' +
-        '(TinkerBackend over HTTP) and the windows, step ledger and step log where the services keep them (Redis, steps.jsonl), so queues - http ' +
+        '(TinkerBackend over HTTP) and the windows and step ledger where the services keep them (Redis), so queues - http ' +
         'is the transport alone; *queues*: sampler, grader, advantage and trainer as four child processes (their real main.ts) on BullMQ ' +
         `and the real Redis (${'REDIS_URL'}), the same policy server, this process as the controller.`,
       '',

@@ -11,8 +11,7 @@ import { appendToWindow, emptyWindow, groupMeanAdvantages, kernelBaseline, type 
 import { parseExposition } from '@rx/metrics/testing';
 import { testStepRequest, type TestArm } from '@rx/pipeline/testing';
 import { createRedisHarness } from '@rx/queue/testing';
-import { QueueRepository, RedisRolloutWindowStore } from '@rx/queue';
-import { StepLog } from '@rx/pipeline';
+import { QueueRepository, RedisRolloutWindowStore, RedisTrainerStepLedger } from '@rx/queue';
 import { startServiceProcess, type ServiceProcess } from './service-process';
 
 jest.setTimeout(60_000);
@@ -157,7 +156,7 @@ describe('the rollout pipeline over BullMQ on Redis', () => {
     }
   });
 
-  it('a redelivered train job is skipped: the trainer applied 8 steps, logged each once', async () => {
+  it('a redelivered train job is skipped: the trainer applied 8 steps, each committed once with its record', async () => {
     const last = testStepRequest('run-a', 'gs1_kernel', 1);
     const job = (await queues.queue('train-steps').getJob(jobIdFor(last, 'train')))!;
     await job.remove();
@@ -171,7 +170,8 @@ describe('the rollout pipeline over BullMQ on Redis', () => {
     const trainer = parseExposition(await (await fetch(`${services.trainer.url}/metrics`)).text());
     const committed = Object.fromEntries(trainer.get('rx_steps_committed_total')!.metrics.map((m) => [m.labels!.arm, Number(m.value)]));
     expect(committed).toEqual({ grpo_gs8: 4, gs1_kernel: 4 });
-    const log = new StepLog(dataDir);
-    for (const runId of ['run-a', 'run-b']) for (const arm of ARMS) expect((await log.read(runId, arm)).map((r) => r.step)).toEqual([0, 1]);
+    const ledger = new RedisTrainerStepLedger(connections.producer(), harness.prefix);
+    for (const runId of ['run-a', 'run-b']) for (const arm of ARMS) expect((await ledger.status({ runId, arm })).committed).toBe(1);
+    for (const arm of ARMS) for (const step of [0, 1]) expect(await ledger.record({ runId: 'run-a', arm }, step)).toEqual(recordsA[arm][step]);
   });
 });

@@ -19,8 +19,6 @@ export interface InProcessPipelineDeps {
   concurrency: number;
   windows?: RolloutWindowStore;
   ledger?: TrainerStepLedger;
-  /** the trainer's step log (default: none kept) */
-  stepLog?: StageDeps['trainer']['stepLog'];
 }
 
 /** no metrics in process: the benchmark times the steps itself */
@@ -35,7 +33,7 @@ export class InProcessPipeline {
     this.windows = deps.windows ?? new InMemoryRolloutWindowStore();
     this.ledger = deps.ledger ?? new InMemoryTrainerStepLedger();
     this.stageDeps = {
-      trainer: { ledger: this.ledger, trainers: new TrainingClientPool(deps.backend, this.ledger), stepLog: deps.stepLog ?? { append: async () => false } },
+      trainer: { ledger: this.ledger, trainers: new TrainingClientPool(deps.backend, this.ledger) },
       sampler: { backend: deps.backend, renderers: deps.renderers, concurrency: deps.concurrency },
       grader: { renderers: deps.renderers, grade: deps.grade },
       advantage: { windows: this.windows },

@@ -16,7 +16,6 @@ export * from './rollout-window.store';
 export * from './stage-errors';
 export * from './stage-timeout';
 export * from './step-gate-metrics';
-export * from './step-log';
 export * from './trainer-step.ledger';
 export * from './training-client.pool';
 export * from './stages/advantage.stage';

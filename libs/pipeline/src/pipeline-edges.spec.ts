@@ -1,8 +1,5 @@
 // The graph's stage functions run by the edge runner, one edge at a time, on a recording transport: what each
 // edge sends on, under which job id, what it counts, and what it dead-letters.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { CHAR_EOS, charRenderer } from '@rx/backend';
 import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { jobIdFor, type GradedBatch, type SampledBatch, type StageName, type TrainStep } from '@rx/contracts';
@@ -16,7 +13,6 @@ import { DeadLetteredError } from './stage-errors';
 import { computeAdvantages, scoredRollouts } from './stages/advantage.stage';
 import { gradeBatch } from './stages/grade.stage';
 import { sampleBatch } from './stages/sample.stage';
-import { StepLog } from './step-log';
 import { InMemoryTrainerStepLedger } from './trainer-step.ledger';
 import { TrainingClientPool } from './training-client.pool';
 import { RecordingProducer, testStepRequest } from '@rx/pipeline/testing';
@@ -182,20 +178,17 @@ describe('advantage edge', () => {
 });
 
 describe('prepare and train edges (trainer)', () => {
-  let dir: string;
   let backend: HashChainPolicyBackend;
   let ledger: InMemoryTrainerStepLedger;
   let logged: Array<[string, Record<string, unknown>]>;
   let h: ReturnType<typeof edgeHarness<'trainer'>>;
 
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'rx-trainer-'));
     backend = new HashChainPolicyBackend();
     ledger = new InMemoryTrainerStepLedger();
     logged = [];
-    h = edgeHarness('trainer', { ledger, trainers: new TrainingClientPool(backend, ledger), stepLog: new StepLog(dir), log: (e, f) => logged.push([e, f]) });
+    h = edgeHarness('trainer', { ledger, trainers: new TrainingClientPool(backend, ledger), log: (e, f) => logged.push([e, f]) });
   });
-  afterEach(() => rm(dir, { recursive: true, force: true }));
 
   // step request -> (the prepare edge) sample request -> the other stages in-process -> train payload
   async function trainPayloadFor(step: number): Promise<TrainStep> {
@@ -222,7 +215,7 @@ describe('prepare and train edges (trainer)', () => {
     expect(h.queues.on('sample-requests')).toHaveLength(1);
   });
 
-  it('train: applies the step, logs it, emits step-complete and counts it', async () => {
+  it('train: applies the step, keeps its record in the ledger, emits step-complete and counts it', async () => {
     const payload = await trainPayloadFor(0);
     expect(await h.run('train', { id: jobIdFor(payload, 'train'), data: payload, attemptsMade: 0 })).toEqual({ next: 'run-tr-grpo_gs8-0-complete' });
     const [event] = h.queues.on('step-events');
@@ -230,14 +223,12 @@ describe('prepare and train edges (trainer)', () => {
     if (event.payload.kind !== 'step-complete') throw new Error('expected step-complete');
     expect(event.payload).toMatchObject({ outcome: 'applied', step: 0 });
     expect(event.payload.record.rollouts).toHaveLength(64);
-    const lines = (await readFile(path.join(dir, 'run-tr', 'grpo_gs8', 'steps.jsonl'), 'utf8')).trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0])).toEqual(event.payload.record);
+    expect(await ledger.record({ runId: 'run-tr', arm: 'grpo_gs8' }, 0)).toEqual(event.payload.record);
     expect(await metricSamples(h.metrics.registry, 'rx_steps_committed_total')).toEqual([{ metricName: undefined, labels: { arm: 'grpo_gs8' }, value: 1 }]);
     expect((await metricSamples(h.metrics.registry, 'rx_step_loss'))[0].value).toBe(event.payload.record.loss);
   });
 
-  it('train: a redelivered job is skipped, re-emits the same event id, and logs nothing twice', async () => {
+  it('train: a redelivered job is skipped, re-emits the same event id with the committed record, and commits nothing twice', async () => {
     const payload = await trainPayloadFor(0);
     await h.run('train', { id: 'j', data: payload, attemptsMade: 0 });
     await h.run('train', { id: 'j', data: payload, attemptsMade: 1 });
@@ -248,11 +239,11 @@ describe('prepare and train edges (trainer)', () => {
     ]);
     expect(events[1].record).toEqual(events[0].record);
     expect(backend.calls.optimStep).toBe(1);
-    expect((await new StepLog(dir).read('run-tr', 'grpo_gs8')).length).toBe(1);
+    expect((await ledger.status({ runId: 'run-tr', arm: 'grpo_gs8' })).committed).toBe(0);
     expect((await metricSamples(h.metrics.registry, 'rx_steps_committed_total'))[0].value).toBe(1);
   });
 
-  it('train: a step left in doubt by a failed attempt is taken over by the retry, redone from the committed state, logged once', async () => {
+  it('train: a step left in doubt by a failed attempt is taken over by the retry, redone from the committed state, announced once', async () => {
     const payload = await trainPayloadFor(0);
     backend.failNext.optimStep = new Error('socket hang up');
     await expect(h.run('train', { id: 'j', data: payload, attemptsMade: 0 })).rejects.toThrow('socket hang up');
@@ -261,7 +252,7 @@ describe('prepare and train edges (trainer)', () => {
     expect((logged[0][1].from as { token: string }).token).toMatch(/^j:0:/);
     expect(h.queues.deadLetters).toEqual([]);
     expect(h.queues.on('step-events').map((e) => e.payload.kind === 'step-complete' && e.payload.outcome)).toEqual(['applied']);
-    expect((await new StepLog(dir).read('run-tr', 'grpo_gs8')).length).toBe(1);
+    expect((await ledger.status(payload)).committed).toBe(0);
     expect((await ledger.status(payload)).statePath).toMatch(/\/1$/); // one optimizer step on the lineage
   });
 

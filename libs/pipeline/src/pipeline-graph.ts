@@ -31,7 +31,6 @@ export interface StageDeps {
   trainer: {
     ledger: TrainerStepLedger;
     trainers: TrainingClientPool;
-    stepLog: { append(record: StepRecord): Promise<boolean> };
     /** one JSON line per notable event (a take-over of an in-doubt step) */
     log?: (event: string, fields: Record<string, unknown>) => void;
   };
@@ -134,8 +133,9 @@ export const PIPELINE_GRAPH = [
     consumes: 'train-steps',
     produces: 'step-events',
     timeoutMs: 30 * MINUTE,
-    // the step applied exactly once on the arm's lineage (the ledger), logged, and announced; a replay of a
-    // committed step announces it again (same job id), so a crash between commit and announce loses nothing
+    // the step applied exactly once on the arm's lineage (the ledger, which keeps its record), and announced; a
+    // replay of a committed step announces it again (same job id), so a crash between commit and announce loses
+    // nothing. The controller writes the run's one step log (<arm>/steps.jsonl) from the announced records.
     async run(step, { deps, metrics, job }) {
       // the fencing token of this delivery: a second delivery of the same job never holds the same claim
       const attemptToken = `${job.id ?? 'job'}:${job.attemptsMade}:${randomUUID()}`;
@@ -146,7 +146,6 @@ export const PIPELINE_GRAPH = [
         const { token, phase, since } = out.tookOver;
         deps.log?.('step-taken-over', { runId: record.runId, arm: record.arm, step: record.step, from: { token, phase, since } });
       }
-      await deps.stepLog.append(record);
       if (out.outcome === 'applied') {
         metrics.stepCommitted(record.arm);
         metrics.countRollouts('train', record.arm, record.rollouts.length);

@@ -197,7 +197,7 @@ class RunDirReader {
       if (a.name === treatment) a.role = 'treatment';
       else if (a.name === baseline) a.role = 'baseline';
     }
-    const steps = [...arms.flatMap((a) => this.trainingSteps(a.name, state?.arms[a.name]?.runId ?? null)), ...this.pilotSteps()];
+    const steps = [...arms.flatMap((a) => this.trainingSteps(a.name)), ...this.pilotSteps()];
     if (!steps.some((s) => s.phase === 'training')) this.notes.push('no training step logs (<arm>/steps.jsonl)');
     const decision = this.decision(record);
     const status = state ? { status: state.status, reason: state.reason } : null;
@@ -279,14 +279,9 @@ class RunDirReader {
   }
 
   // --- steps ---
-  private trainingSteps(arm: string, armRunId: string | null): StepSeries[] {
-    let file = this.dir.stepsFile(arm);
-    if (!existsSync(file)) {
-      // the trainer's own log under the services' data dir, for the arm's run id
-      const fallback = armRunId ? this.dir.trainerStepsFile(armRunId, arm) : null;
-      if (!fallback || !existsSync(fallback)) return [];
-      file = fallback;
-    }
+  private trainingSteps(arm: string): StepSeries[] {
+    const file = this.dir.stepsFile(arm);
+    if (!existsSync(file)) return [];
     const steps = this.stepLog(file);
     return steps.length > 0 ? [{ arm, phase: 'training', source: this.rel(file), label: arm, steps }] : [];
   }

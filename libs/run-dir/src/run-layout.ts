@@ -73,7 +73,7 @@ export class RunDir {
   get lockFile(): string { return this.path(N.lock); }
   /** where each running service answers (health, metrics), rewritten each time the stack starts */
   get endpointsFile(): string { return this.path(N.endpoints); }
-  /** RX_DATA_DIR of the services rx run spawns (weights, states, the trainer's own step logs) */
+  /** RX_DATA_DIR of the services rx run spawns (the policy server's weights and states) */
   get servicesDataDir(): string { return this.path(N.services); }
   get reportFile(): string { return this.path(N.report); }
 
@@ -91,8 +91,6 @@ export class RunDir {
   gateReportFile(pilotDir: string): string { return path.join(pilotDir, leaf(N.gateReport)); }
   heldoutFile(pilotDir: string): string { return path.join(pilotDir, leaf(N.heldout)); }
   trainingFile(arm: string): string { return this.path(arm, leaf(N.armTraining)); }
-  /** the trainer's own step log of an arm, under the services' data dir (RX_DATA_DIR/<run id>/<arm>/steps.jsonl) */
-  trainerStepsFile(runId: string, arm: string): string { return this.path(N.services, runId, arm, leaf(N.steps)); }
   evalFile(model: string): string { return this.path(model, leaf(N.eval)); }
   partialEvalFile(model: string): string { return this.path(model, leaf(N.partialEval)); }
 
