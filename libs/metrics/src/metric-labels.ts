@@ -43,5 +43,13 @@ export type ModelName = 'base' | ArmName;
 export const GROUP_KINDS = ['mixed', 'all_good', 'all_bad', 'all_correct', 'all_wrong'] as const;
 export type GroupKind = (typeof GROUP_KINDS)[number];
 
+/**
+ * What one attempt of a job ends in: sent (its stage's output enqueued on the next queue), skipped (the work was
+ * done already: nothing sent), delivered (the controller took the event: the chain ends there), failed (it threw
+ * and is retried after the back-off), dead_lettered (invalid, unrecoverable, or its last attempt failed).
+ */
+export const JOB_OUTCOMES = ['sent', 'skipped', 'delivered', 'failed', 'dead_lettered'] as const;
+export type JobOutcome = (typeof JOB_OUTCOMES)[number];
+
 export const LENGTH_STATS = ['mean', 'max'] as const;
 export type LengthStat = (typeof LENGTH_STATS)[number];

@@ -52,6 +52,8 @@ export const METRIC_NAMES = Object.freeze({
   stageDurationSeconds: 'rx_stage_duration_seconds',
   /** counter {stage, arm}: rollouts a stage processed */
   rolloutsProcessedTotal: 'rx_rollouts_processed_total',
+  /** counter {queue, outcome}: attempts of jobs, by the queue they were taken from and what each ended in (JOB_OUTCOMES) */
+  jobAttemptsTotal: 'rx_job_attempts_total',
   /** counter {queue}: jobs moved to the dead-letter queue, by the queue they came from */
   deadLettersTotal: 'rx_dead_letters_total',
   /** histogram {operation}: seconds of one PolicyBackend call */

@@ -8,7 +8,7 @@ import {
   METRIC_NAMES,
   STAGE_DURATION_BUCKETS_SECONDS,
 } from './metric-names';
-import { DECISION_OUTCOMES, GROUP_KINDS, type BackendOperation, type GroupKind, type DecisionOutcome, type GateName, type GateSide, type ModelName, type NeighborQuantile, type ServiceName } from './metric-labels';
+import { DECISION_OUTCOMES, GROUP_KINDS, type BackendOperation, type JobOutcome, type GroupKind, type DecisionOutcome, type GateName, type GateSide, type ModelName, type NeighborQuantile, type ServiceName } from './metric-labels';
 
 export interface QueueSnapshot {
   queue: QueueName;
@@ -75,6 +75,8 @@ export interface RxMetrics {
   observeStage(stage: StageName, arm: ArmName, seconds: number): void;
   countRollouts(stage: StageName, arm: ArmName, n: number): void;
   countDeadLetter(queue: QueueName): void;
+  /** one attempt of a job taken from `queue`, and what it ended in */
+  countJobAttempt(queue: QueueName, outcome: JobOutcome): void;
   observeBackend(operation: BackendOperation, seconds: number, ok: boolean): void;
   /** the Prometheus text exposition of the registry */
   exposition(): Promise<string>;
@@ -118,6 +120,7 @@ export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
     registers,
   });
   const rollouts = new Counter({ name: METRIC_NAMES.rolloutsProcessedTotal, help: 'Rollouts processed by a stage', labelNames: ['stage', 'arm'] as const, registers });
+  const jobAttempts = new Counter({ name: METRIC_NAMES.jobAttemptsTotal, help: 'Job attempts by source queue and outcome (sent, skipped, delivered, failed, dead_lettered)', labelNames: ['queue', 'outcome'] as const, registers });
   const deadLetters = new Counter({ name: METRIC_NAMES.deadLettersTotal, help: 'Jobs moved to the dead-letter queue, by source queue', labelNames: ['queue'] as const, registers });
   const backendDuration = new Histogram({
     name: METRIC_NAMES.backendRequestDurationSeconds,
@@ -214,6 +217,9 @@ export function createRxMetrics(opts: RxMetricsOptions): RxMetrics {
     },
     countDeadLetter(queue) {
       deadLetters.inc({ queue });
+    },
+    countJobAttempt(queue, outcome) {
+      jobAttempts.inc({ queue, outcome });
     },
     observeBackend(operation, seconds, ok) {
       backendDuration.observe({ operation }, seconds);

@@ -23,9 +23,9 @@ import {
   type StageName,
   type StepHeader,
 } from '@rx/contracts';
-import type { RxMetrics } from '@rx/metrics';
+import type { JobOutcome, RxMetrics } from '@rx/metrics';
 import type { ZodIssue } from 'zod';
-import { edgeOfQueue, type AnyPipelineEdge, type EdgeOfService, type PipelineService, type StageDeps, type StageMetrics } from './pipeline-graph';
+import { edgeOfQueue, NothingSent, type AnyPipelineEdge, type EdgeOfService, type PipelineService, type StageDeps, type StageMetrics } from './pipeline-graph';
 import type { QueueProducer } from './queue-producer';
 import { throughRedisOutages } from './redis-outage';
 import { DeadLetteredError, UnrecoverableStageError } from './stage-errors';
@@ -43,7 +43,7 @@ export interface ConsumedJob {
 
 export interface JobConsumerDeps {
   queues: QueueProducer;
-  metrics: Pick<RxMetrics, 'countDeadLetter' | 'observeStage'>;
+  metrics: Pick<RxMetrics, 'countDeadLetter' | 'observeStage' | 'countJobAttempt'>;
   /** overrides the graph's stage time limit */
   timeoutMs?: number;
   /** how long a stage waits, in all, for Redis to come back before the failure counts as an attempt (default 60 s) */
@@ -167,10 +167,8 @@ export interface EdgeRunnerDeps<S extends PipelineService> extends JobConsumerDe
   metrics: JobConsumerDeps['metrics'] & StageMetrics;
 }
 
-/** what a job of an edge leaves as its result: the id of the job it enqueued (null: nothing sent on) */
-export interface EdgeResult {
-  next: string | null;
-}
+/** what a job of an edge leaves as its result: the id of the job it enqueued, or why nothing was sent on */
+export type EdgeResult = { outcome: 'sent'; next: string } | { outcome: NothingSent['outcome']; reason: string };
 
 /** the job id of a payload sent on `queue`: `<run>-<arm>-<step>-<the stage consuming queue>[<chain>]` */
 export function nextJobId(queue: QueueName, header: StepHeader, chain = ''): string {
@@ -179,15 +177,24 @@ export function nextJobId(queue: QueueName, header: StepHeader, chain = ''): str
   return jobIdFor(header, stage, chain);
 }
 
-/** One job of one edge, steps 1-4. */
-export function runEdge<S extends PipelineService>(edge: EdgeOfService<S>, job: ConsumedJob, runner: EdgeRunnerDeps<S>): Promise<EdgeResult> {
+/** One job of one edge, steps 1-4; every attempt counted by the queue and what it ended in. */
+export async function runEdge<S extends PipelineService>(edge: EdgeOfService<S>, job: ConsumedJob, runner: EdgeRunnerDeps<S>): Promise<EdgeResult> {
   const e = edge as AnyPipelineEdge;
-  return consumeJob(e.consumes, job, runner, async (payload) => {
-    const output = await e.run(payload, { deps: runner.deps, metrics: runner.metrics, job: { id: job.id, attemptsMade: job.attemptsMade } });
-    if (output === null) return { next: null };
-    const header = output as StepHeader;
-    // a step requested again after its earlier chain died: every job of the new chain carries its suffix
-    const sent = await runner.queues.enqueue(e.produces, output, nextJobId(e.produces, header, chainOfJobId(job.id)));
-    return { next: sent.jobId };
-  });
+  let result: EdgeResult;
+  try {
+    result = await consumeJob(e.consumes, job, runner, async (payload): Promise<EdgeResult> => {
+      const output = await e.run(payload, { deps: runner.deps, metrics: runner.metrics, job: { id: job.id, attemptsMade: job.attemptsMade } });
+      if (output instanceof NothingSent) return { outcome: output.outcome, reason: output.reason };
+      const header = output as StepHeader;
+      // a step requested again after its earlier chain died: every job of the new chain carries its suffix
+      const sent = await runner.queues.enqueue(e.produces, output, nextJobId(e.produces, header, chainOfJobId(job.id)));
+      return { outcome: 'sent', next: sent.jobId };
+    });
+  } catch (err) {
+    const outcome: JobOutcome = err instanceof DeadLetteredError ? 'dead_lettered' : 'failed';
+    runner.metrics.countJobAttempt(e.consumes, outcome);
+    throw err;
+  }
+  runner.metrics.countJobAttempt(e.consumes, result.outcome);
+  return result;
 }

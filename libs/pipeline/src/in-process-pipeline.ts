@@ -22,7 +22,7 @@ export interface InProcessPipelineDeps {
 }
 
 /** no metrics in process: the benchmark times the steps itself */
-const NO_METRICS = { ...NO_STAGE_METRICS, countDeadLetter: () => undefined, observeStage: () => undefined };
+const NO_METRICS = { ...NO_STAGE_METRICS, countDeadLetter: () => undefined, observeStage: () => undefined, countJobAttempt: () => undefined };
 
 export class InProcessPipeline {
   readonly windows: RolloutWindowStore;

@@ -41,7 +41,7 @@ describe('sample edge (sampler)', () => {
 
   it('samples the batch through the backend and enqueues it for the grader under <run>-<arm>-<step>-grade', async () => {
     const { backend, queues, metrics, run, sample } = await setup(4);
-    expect(await run('sample', { id: 'run-1-gs1_kernel-2-sample', data: sample, attemptsMade: 0 })).toEqual({ next: 'run-1-gs1_kernel-2-grade' });
+    expect(await run('sample', { id: 'run-1-gs1_kernel-2-sample', data: sample, attemptsMade: 0 })).toEqual({ outcome: 'sent', next: 'run-1-gs1_kernel-2-grade' });
     const [job] = queues.on('rollouts');
     expect(job.jobId).toBe('run-1-gs1_kernel-2-grade');
     expect(job.payload.rollouts).toHaveLength(64);
@@ -52,7 +52,7 @@ describe('sample edge (sampler)', () => {
 
   it('keeps the chain suffix of a step requested again after its chain died (-a<attempt>) on the job it sends on', async () => {
     const { queues, run, sample } = await setup(4);
-    expect(await run('sample', { id: 'run-1-gs1_kernel-2-sample-a3', data: sample, attemptsMade: 0 })).toEqual({ next: 'run-1-gs1_kernel-2-grade-a3' });
+    expect(await run('sample', { id: 'run-1-gs1_kernel-2-sample-a3', data: sample, attemptsMade: 0 })).toEqual({ outcome: 'sent', next: 'run-1-gs1_kernel-2-grade-a3' });
     expect(queues.on('rollouts').map((j) => j.jobId)).toEqual(['run-1-gs1_kernel-2-grade-a3']);
   });
 
@@ -104,7 +104,7 @@ describe('grade edge (grader)', () => {
 
   it('scores every completion with the cookbook reward and enqueues the batch for the advantage service', async () => {
     const { queues, run } = harness();
-    expect(await run('grade', { id: 'run-g-grpo_gs8-0-grade', data: sampled(), attemptsMade: 0 })).toEqual({ next: 'run-g-grpo_gs8-0-advantage' });
+    expect(await run('grade', { id: 'run-g-grpo_gs8-0-grade', data: sampled(), attemptsMade: 0 })).toEqual({ outcome: 'sent', next: 'run-g-grpo_gs8-0-advantage' });
     const [job] = queues.on('graded-rollouts');
     expect(job.jobId).toBe('run-g-grpo_gs8-0-advantage');
     expect(job.payload.rollouts.slice(0, 4).map((r) => r.reward)).toEqual([1, 0, -0.1, 0.9]);
@@ -193,7 +193,7 @@ describe('prepare and train edges (trainer)', () => {
   // step request -> (the prepare edge) sample request -> the other stages in-process -> train payload
   async function trainPayloadFor(step: number): Promise<TrainStep> {
     const req = testStepRequest('run-tr', 'grpo_gs8', step);
-    expect(await h.run('prepare', { id: jobIdFor(req, 'prepare'), data: req, attemptsMade: 0 })).toEqual({ next: jobIdFor(req, 'sample') });
+    expect(await h.run('prepare', { id: jobIdFor(req, 'prepare'), data: req, attemptsMade: 0 })).toEqual({ outcome: 'sent', next: jobIdFor(req, 'sample') });
     const sampleReq = h.queues.on('sample-requests').at(-1)!.payload;
     const sampled = await sampleBatch(sampleReq, { backend, renderer: charRenderer, concurrency: 8 });
     return computeAdvantages(gradeBatch(sampled, { renderer: charRenderer, grade: gradeCompletion }), { windows: new InMemoryRolloutWindowStore() });
@@ -207,17 +207,23 @@ describe('prepare and train edges (trainer)', () => {
     expect(backend.calls.saveWeightsForSampler).toBe(1);
   });
 
-  it('prepare: a step already committed sends nothing on', async () => {
+  it('prepare: a step already committed is skipped with the reason, sends nothing on, and each attempt is counted by its outcome', async () => {
     const payload = await trainPayloadFor(0);
     await h.run('train', { id: 't', data: payload, attemptsMade: 0 });
     const req = testStepRequest('run-tr', 'grpo_gs8', 0);
-    expect(await h.run('prepare', { id: 'again', data: req, attemptsMade: 0 })).toEqual({ next: null });
+    expect(await h.run('prepare', { id: 'again', data: req, attemptsMade: 0 })).toEqual({ outcome: 'skipped', reason: 'step 0 is committed or in training (committed: 0)' });
     expect(h.queues.on('sample-requests')).toHaveLength(1);
+    const attempts = (await metricSamples(h.metrics.registry, 'rx_job_attempts_total')).map((m) => [m.labels.queue, m.labels.outcome, m.value]);
+    expect(attempts).toEqual([
+      ['step-requests', 'sent', 1],
+      ['train-steps', 'sent', 1],
+      ['step-requests', 'skipped', 1],
+    ]);
   });
 
   it('train: applies the step, keeps its record in the ledger, emits step-complete and counts it', async () => {
     const payload = await trainPayloadFor(0);
-    expect(await h.run('train', { id: jobIdFor(payload, 'train'), data: payload, attemptsMade: 0 })).toEqual({ next: 'run-tr-grpo_gs8-0-complete' });
+    expect(await h.run('train', { id: jobIdFor(payload, 'train'), data: payload, attemptsMade: 0 })).toEqual({ outcome: 'sent', next: 'run-tr-grpo_gs8-0-complete' });
     const [event] = h.queues.on('step-events');
     expect(event.jobId).toBe('run-tr-grpo_gs8-0-complete');
     if (event.payload.kind !== 'step-complete') throw new Error('expected step-complete');
@@ -252,6 +258,10 @@ describe('prepare and train edges (trainer)', () => {
     expect((logged[0][1].from as { token: string }).token).toMatch(/^j:0:/);
     expect(h.queues.deadLetters).toEqual([]);
     expect(h.queues.on('step-events').map((e) => e.payload.kind === 'step-complete' && e.payload.outcome)).toEqual(['applied']);
+    expect((await metricSamples(h.metrics.registry, 'rx_job_attempts_total')).filter((m) => m.labels.queue === 'train-steps').map((m) => [m.labels.outcome, m.value])).toEqual([
+      ['failed', 1],
+      ['sent', 1],
+    ]);
     expect((await ledger.status(payload)).committed).toBe(0);
     expect((await ledger.status(payload)).statePath).toMatch(/\/1$/); // one optimizer step on the lineage
   });
@@ -264,6 +274,7 @@ describe('prepare and train edges (trainer)', () => {
     expect(h.queues.deadLetters[0]).toMatchObject({ sourceQueue: 'train-steps', sourceJobId: 'j', reason: 'unrecoverable' });
     expect(h.queues.deadLetters[0].error).toBe('train of job j gave up after 3 attempts: backend unavailable');
     expect((await metricSamples(h.metrics.registry, 'rx_dead_letters_total'))[0]).toMatchObject({ labels: { queue: 'train-steps' }, value: 1 });
+    expect((await metricSamples(h.metrics.registry, 'rx_job_attempts_total')).filter((m) => m.labels.queue === 'train-steps')).toMatchObject([{ labels: { outcome: 'dead_lettered' }, value: 1 }]);
     expect(h.queues.on('step-events').map((e) => e.payload)).toMatchObject([
       { kind: 'step-failed', runId: 'run-tr', arm: 'grpo_gs8', step: 0, stage: 'train', deadLetter: { error: 'train of job j gave up after 3 attempts: backend unavailable' } },
     ]);
@@ -291,7 +302,7 @@ describe('complete edge (controller)', () => {
       deadLetterJobId: 'rollouts-r-a-1-grade-dead',
       deadLetter: { sourceQueue: 'rollouts', sourceJobId: 'r-a-1-grade', reason: 'unrecoverable', error: 'boom', receivedAt: '2026-12-03T00:00:00.000Z' },
     };
-    expect(await h.run('complete', { id: 'e1', data: failed, attemptsMade: 0 })).toEqual({ next: null });
+    expect(await h.run('complete', { id: 'e1', data: failed, attemptsMade: 0 })).toEqual({ outcome: 'delivered', reason: 'step-failed of step 1 handed to the controller' });
     expect(delivered).toEqual([failed]);
     await expect(h.run('complete', { id: 'r-a-2-complete', data: { ...failed, step: 2, kind: 'nonsense' }, attemptsMade: 0 })).rejects.toBeInstanceOf(DeadLetteredError);
     expect(h.queues.deadLetters).toHaveLength(1);

@@ -4,7 +4,7 @@
 //   grader.grade --graded-rollouts--> advantage.advantage --train-steps--> trainer.train --step-events--> controller
 //
 // Each edge names the service that consumes a queue, the queue it feeds, how long one attempt may take, and its
-// stage function (`run`: the consumed payload in, the produced payload out, or null for nothing to send on). The
+// stage function (`run`: the consumed payload in, the produced payload out, or NothingSent saying why not). The
 // edge runner (./edge-runner.ts) does the rest for every edge alike: parse, run, enqueue the output under its
 // deterministic job id, time it, dead-letter what cannot be done and tell the controller (a `step-failed` event).
 // A service is its edges: libs/queue's edge workers run them on BullMQ, InProcessPipeline on an in-memory transport.
@@ -55,6 +55,26 @@ export interface StageContext<S extends PipelineService> {
   job: { id?: string; attemptsMade: number };
 }
 
+/**
+ * A stage's answer when it sends nothing on, and why: `skipped` (the work was done already, e.g. a step committed
+ * before) or `delivered` (the edge ends the chain by design: the controller took the event). The edge runner
+ * returns it as the job's result and counts the attempt under its outcome.
+ */
+export class NothingSent {
+  private constructor(
+    readonly outcome: 'skipped' | 'delivered',
+    readonly reason: string,
+  ) {}
+
+  static skipped(reason: string): NothingSent {
+    return new NothingSent('skipped', reason);
+  }
+
+  static delivered(reason: string): NothingSent {
+    return new NothingSent('delivered', reason);
+  }
+}
+
 export interface PipelineEdgeOf<St extends StageName, S extends PipelineService, C extends QueueName, P extends QueueName> {
   readonly stage: St;
   readonly service: S;
@@ -62,8 +82,8 @@ export interface PipelineEdgeOf<St extends StageName, S extends PipelineService,
   readonly produces: P;
   /** one attempt's time limit (the runner enforces it; RX_STAGE_TIMEOUT_MS overrides it) */
   readonly timeoutMs: number;
-  /** the stage: what to send on `produces` (parsed there by the catalog), or null for nothing */
-  run(payload: PayloadOf<C>, ctx: StageContext<S>): Promise<PayloadOf<P> | null>;
+  /** the stage: what to send on `produces` (parsed there by the catalog), or NothingSent with the reason */
+  run(payload: PayloadOf<C>, ctx: StageContext<S>): Promise<PayloadOf<P> | NothingSent>;
 }
 
 function edge<const St extends StageName, const S extends PipelineService, const C extends QueueName, const P extends QueueName>(
@@ -82,7 +102,7 @@ export const PIPELINE_GRAPH = [
     // save the arm's weights for sampling (a step already committed or in training: nothing to sample)
     async run(request, { deps }) {
       const prepared = await prepareStep(request, deps);
-      return prepared.outcome === 'ready' ? prepared.sample : null;
+      return prepared.outcome === 'ready' ? prepared.sample : NothingSent.skipped(`step ${request.step} is committed or in training (committed: ${prepared.committed})`);
     },
   }),
   edge({
@@ -141,7 +161,7 @@ export const PIPELINE_GRAPH = [
       const attemptToken = `${job.id ?? 'job'}:${job.attemptsMade}:${randomUUID()}`;
       const out = await trainStep(step, { ledger: deps.ledger, trainers: deps.trainers, attemptToken });
       const record = out.record;
-      if (!record) return null;
+      if (!record) return NothingSent.skipped(`step ${step.step} was committed without a kept record: nothing to announce`);
       if (out.outcome === 'applied' && out.tookOver) {
         const { token, phase, since } = out.tookOver;
         deps.log?.('step-taken-over', { runId: record.runId, arm: record.arm, step: record.step, from: { token, phase, since } });
@@ -164,7 +184,7 @@ export const PIPELINE_GRAPH = [
     // itself when the phase wants one, so nothing is sent on from here
     async run(event, { deps }) {
       deps.deliver(event);
-      return null;
+      return NothingSent.delivered(`${event.kind} of step ${event.step} handed to the controller`);
     },
   }),
 ] as const;

@@ -10,7 +10,7 @@ import { StepBus, StepFailedError, type SeenDeadLetter } from './step-bus';
 const harness = createRedisHarness('controller-bus');
 const connections = harness.connections();
 const queues = new QueueRepository({ connections, prefix: harness.prefix });
-const metrics = { countDeadLetter: jest.fn(), observeStage: jest.fn() };
+const metrics = { countDeadLetter: jest.fn(), observeStage: jest.fn(), countJobAttempt: jest.fn() };
 let bus: StepBus;
 let trainer: Worker;
 const refuse = new Set<string>();

@@ -87,7 +87,7 @@ export class StepBus {
       deps: { deliver: (event) => this.deliver(event) },
       connections: this.connections,
       queues: this.queues,
-      metrics: { ...NO_STAGE_METRICS, countDeadLetter: (q) => this.opts.metrics.countDeadLetter(q), observeStage: (s, a, t) => this.opts.metrics.observeStage(s, a, t) },
+      metrics: { ...NO_STAGE_METRICS, countDeadLetter: (q) => this.opts.metrics.countDeadLetter(q), observeStage: (s, a, t) => this.opts.metrics.observeStage(s, a, t), countJobAttempt: (q, o) => this.opts.metrics.countJobAttempt(q, o) },
       concurrency: 8,
       lockMs: 30_000,
       stalledIntervalMs: 15_000,
