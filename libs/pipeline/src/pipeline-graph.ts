@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PolicyBackend } from '@rx/backend';
 import { QUEUE_CATALOG, type PayloadOf, type QueueName, type StageName, type StepEvent, type StepRecord } from '@rx/contracts';
-import { stepMetricsOf, type RxMetrics } from '@rx/metrics';
+import type { RxMetrics } from '@rx/metrics';
 import type { RendererResolver } from './renderer-resolver';
 import type { RolloutWindowStore } from './rollout-window.store';
 import { computeAdvantages } from './stages/advantage.stage';
@@ -42,11 +42,14 @@ export interface StageDeps {
 
 export type PipelineService = keyof StageDeps;
 
-/** The metrics a stage function reports beside the runner's own (stage time, dead letters). */
-export type StageMetrics = Pick<RxMetrics, 'countRollouts' | 'recordStep' | 'stepCommitted'>;
+/**
+ * The metrics a stage function reports beside the runner's own (stage time, attempts, dead letters). The step
+ * gauges are not among them: the controller sets them once per step, from the record it writes to steps.jsonl.
+ */
+export type StageMetrics = Pick<RxMetrics, 'countRollouts' | 'stepCommitted'>;
 
 /** for a runner that keeps no metrics (the in-process pipeline) or an edge whose stage counts nothing (the controller's) */
-export const NO_STAGE_METRICS: StageMetrics = { countRollouts: () => undefined, recordStep: () => undefined, stepCommitted: () => undefined };
+export const NO_STAGE_METRICS: StageMetrics = { countRollouts: () => undefined, stepCommitted: () => undefined };
 
 export interface StageContext<S extends PipelineService> {
   deps: StageDeps[S];
@@ -139,11 +142,10 @@ export const PIPELINE_GRAPH = [
     consumes: 'graded-rollouts',
     produces: 'train-steps',
     timeoutMs: 2 * MINUTE,
-    // the arm's estimator against the rollout window (advanced once per step), and the step's gate metrics
+    // the arm's estimator against the rollout window (advanced once per step), and the step's gate metrics (in the payload)
     async run(batch, { deps, metrics }) {
       const step = await computeAdvantages(batch, deps);
       metrics.countRollouts('advantage', step.arm, step.rollouts.length);
-      metrics.recordStep(step.arm, { rewardMean: step.gate.rewardMean, fracNonzeroAdvantage: step.gate.fracNonzeroAdvantage, effectiveNeighbors: step.gate.effectiveNeighbors });
       return step;
     },
   }),
@@ -169,7 +171,6 @@ export const PIPELINE_GRAPH = [
       if (out.outcome === 'applied') {
         metrics.stepCommitted(record.arm);
         metrics.countRollouts('train', record.arm, record.rollouts.length);
-        metrics.recordStep(record.arm, stepMetricsOf(record));
       }
       return { runId: record.runId, arm: record.arm, step: record.step, kind: 'step-complete', outcome: out.outcome, record };
     },

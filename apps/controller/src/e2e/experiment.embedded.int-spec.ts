@@ -184,29 +184,37 @@ function samples(families: Map<string, ParsedFamily>, name: string): Array<{ lab
     for (const arm of [t, b]) {
       const logged = stepLogs(arm);
       expect(logged.length).toBeGreaterThan(0);
-      for (const service of ['advantage', 'trainer'] as const) {
-        const reward = samples(scrapes.last[service]!, 'rx_step_reward_mean').find((s) => s.labels.arm === arm)?.value;
-        expect([service, arm, logged.some((s) => s.gate.rewardMean === reward)]).toEqual([service, arm, true]);
-        const nonzero = samples(scrapes.last[service]!, 'rx_step_nonzero_advantage_ratio').find((s) => s.labels.arm === arm)?.value;
-        expect([service, arm, logged.some((s) => s.gate.fracNonzeroAdvantage === nonzero)]).toEqual([service, arm, true]);
+      // the step gauges are set once, by the controller, from the records it logs; no pipeline service sets them
+      const reward = samples(scrapes.last.controller!, 'rx_step_reward_mean').find((s) => s.labels.arm === arm)?.value;
+      expect([arm, logged.some((s) => s.gate.rewardMean === reward)]).toEqual([arm, true]);
+      const nonzero = samples(scrapes.last.controller!, 'rx_step_nonzero_advantage_ratio').find((s) => s.labels.arm === arm)?.value;
+      expect([arm, logged.some((s) => s.gate.fracNonzeroAdvantage === nonzero)]).toEqual([arm, true]);
+      for (const service of ['sampler', 'grader', 'advantage', 'trainer'] as const) {
+        for (const gauge of ['rx_step_reward_mean', 'rx_step_index', 'rx_step_loss', 'rx_step_reward_std']) expect([service, gauge, samples(scrapes.last[service]!, gauge)]).toEqual([service, gauge, []]);
       }
-      // the batch-signal gauges of the trainer and the controller are values of the arm's metrics.jsonl lines
+      // the batch-signal gauges of the controller are values of the arm's metrics.jsonl lines
       const metricLines = [
         ...pilot.pilots.flatMap((p) => (existsSync(path.join(out, p.dir, arm, 'metrics.jsonl')) ? jsonLines<Record<string, number>>(path.join(out, p.dir, arm, 'metrics.jsonl')) : [])),
         ...jsonLines<Record<string, number>>(path.join(out, arm, 'metrics.jsonl')),
       ];
-      for (const service of ['trainer', 'controller'] as const) {
-        for (const [gauge, key] of [['rx_step_reward_zero_std_ratio', 'rx/frac_reward_zero_std'], ['rx_step_clipped_completions_ratio', 'rx/completions/clipped_ratio'], ['rx_step_reward_std', 'rx/reward/std']] as const) {
-          const v = samples(scrapes.last[service]!, gauge).find((s) => s.labels.arm === arm)?.value;
-          expect([service, arm, gauge, v !== undefined && metricLines.some((l) => l[key] === v)]).toEqual([service, arm, gauge, true]);
-        }
-        const max = samples(scrapes.last[service]!, 'rx_step_completion_length_tokens').find((s) => s.labels.arm === arm && s.labels.stat === 'max')?.value;
-        expect([service, arm, metricLines.some((l) => l['rx/completions/max_length'] === max)]).toEqual([service, arm, true]);
+      const service = 'controller';
+      for (const [gauge, key] of [['rx_step_reward_zero_std_ratio', 'rx/frac_reward_zero_std'], ['rx_step_clipped_completions_ratio', 'rx/completions/clipped_ratio'], ['rx_step_reward_std', 'rx/reward/std']] as const) {
+        const v = samples(scrapes.last[service]!, gauge).find((s) => s.labels.arm === arm)?.value;
+        expect([service, arm, gauge, v !== undefined && metricLines.some((l) => l[key] === v)]).toEqual([service, arm, gauge, true]);
       }
+      const max = samples(scrapes.last[service]!, 'rx_step_completion_length_tokens').find((s) => s.labels.arm === arm && s.labels.stat === 'max')?.value;
+      expect([service, arm, metricLines.some((l) => l['rx/completions/max_length'] === max)]).toEqual([service, arm, true]);
       for (const [service, stage] of [['sampler', 'sample'], ['grader', 'grade'], ['advantage', 'advantage'], ['trainer', 'train']] as const) {
         const n = samples(scrapes.last[service]!, 'rx_rollouts_processed_total').find((s) => s.labels.arm === arm && s.labels.stage === stage)?.value ?? 0;
         expect([service, arm, n > 0]).toEqual([service, arm, true]);
       }
+    }
+    // every attempt of every job is counted by its queue and outcome: each service sent on at least one job of each
+    // queue it consumes, the controller took events (delivered); a clean run dead-letters nothing
+    for (const [service, queues, outcome] of [['trainer', ['step-requests', 'train-steps'], 'sent'], ['sampler', ['sample-requests'], 'sent'], ['grader', ['rollouts'], 'sent'], ['advantage', ['graded-rollouts'], 'sent'], ['controller', ['step-events'], 'delivered']] as const) {
+      const attempts = samples(scrapes.last[service]!, 'rx_job_attempts_total');
+      for (const queue of queues) expect([service, queue, outcome, (attempts.find((s) => s.labels.queue === queue && s.labels.outcome === outcome)?.value ?? 0) > 0]).toEqual([service, queue, outcome, true]);
+      expect([service, attempts.filter((s) => s.labels.outcome === 'dead_lettered')]).toEqual([service, []]);
     }
   });
 });
