@@ -1,7 +1,7 @@
 // The advantage service: the graph's `advantage` edge (graded-rollouts -> train-steps) on BullMQ, with each arm's
-// rollout window in Redis; /health and /metrics. main.ts, the e2e tests and the controller start it with this.
+// rollout window in Redis; /health and /metrics. It never calls the backend. main.ts, the e2e tests and the
+// controller start it with this.
 import { bootstrapService, type RunningService, type ServiceStartOptions } from '@rx/service-host';
-import { cachedRendererResolver } from '@rx/pipeline';
 import { RedisRolloutWindowStore } from '@rx/queue';
 import type { AdvantageConfig } from './config';
 
@@ -9,7 +9,6 @@ export function startAdvantage(opts: ServiceStartOptions<AdvantageConfig>): Prom
   return bootstrapService({
     ...opts,
     service: 'advantage',
-    renderers: opts.renderers ?? cachedRendererResolver(),
     stageDeps: (runtime) => ({ windows: new RedisRolloutWindowStore(runtime.connections.producer(), runtime.config.RX_QUEUE_PREFIX) }),
   });
 }

@@ -1,4 +1,5 @@
-// The advantage service's environment (validated once at start-up; a bad value: one line, exit 1).
+// The advantage service's environment (validated once at start-up; a bad value: one line, exit 1): the common
+// service variables only. It never calls the backend, so it takes no backend URL or key.
 import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema } from '@rx/service-host';
 import type { z } from 'zod';
 

@@ -1,11 +1,9 @@
-// The grader's environment (validated once at start-up; a bad value: one line, exit 1).
-import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema } from '@rx/service-host';
-import { z } from 'zod';
+// The grader's environment (validated once at start-up; a bad value: one line, exit 1): the common service
+// variables and the tokenizer it decodes with. It never calls the backend, so it takes no backend URL or key.
+import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema, TOKENIZER_ENV } from '@rx/service-host';
+import type { z } from 'zod';
 
-export const graderEnvSchema = serviceEnvSchema(DEFAULT_PORTS.grader).extend({
-  /** a tokenizer.json (or a folder with one) for Qwen renderers; without it the tokenizer comes from the hub */
-  RX_TOKENIZER_PATH: z.string().min(1).optional(),
-});
+export const graderEnvSchema = serviceEnvSchema(DEFAULT_PORTS.grader).extend(TOKENIZER_ENV);
 
 export type GraderConfig = z.infer<typeof graderEnvSchema>;
 

@@ -38,9 +38,17 @@ function runMain(script: string, env: Record<string, string>, onStdout?: (text: 
 describe('apps/<service>/src/main.ts', () => {
   it('every service: a bad environment is one line on stderr and exit code 1', async () => {
     const services = ['sampler', 'grader', 'advantage', 'trainer'];
-    const runs = await Promise.all(services.map((svc) => runMain(`apps/${svc}/src/main.ts`, { REDIS_URL: 'redis://127.0.0.1:6379', RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: 'http://127.0.0.1:1', RX_CONCURRENCY: 'many' })));
+    const runs = await Promise.all(services.map((svc) => runMain(`apps/${svc}/src/main.ts`, { REDIS_URL: 'redis://127.0.0.1:6379', RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: 'http://127.0.0.1:1', RX_JOB_CONCURRENCY: 'many' })));
     runs.forEach((r, i) => {
-      expect(r).toEqual({ code: 1, stdout: '', stderr: `${services[i]}: invalid environment: RX_CONCURRENCY must be a number (got 'many')\n` });
+      expect(r).toEqual({ code: 1, stdout: '', stderr: `${services[i]}: invalid environment: RX_JOB_CONCURRENCY must be a number (got 'many')\n` });
+    });
+  });
+
+  it('the services that call the model (sampler, trainer) need RX_BACKEND_URL; one line, exit 1', async () => {
+    const services = ['sampler', 'trainer'];
+    const runs = await Promise.all(services.map((svc) => runMain(`apps/${svc}/src/main.ts`, { REDIS_URL: 'redis://127.0.0.1:6379', RX_ALLOW_INSECURE_REDIS: '1' })));
+    runs.forEach((r, i) => {
+      expect(r).toEqual({ code: 1, stdout: '', stderr: `${services[i]}: invalid environment: RX_BACKEND_URL is required (the policy server or Tinker base URL)\n` });
     });
   });
 
@@ -54,6 +62,23 @@ describe('apps/<service>/src/main.ts', () => {
         stderr: `${services[i]}: invalid environment: REDIS_URL has no password: use a Redis with requirepass (redis://:<password>@host:6379), or set RX_ALLOW_INSECURE_REDIS=1 on a development machine\n`,
       });
     });
+  });
+
+  it('grader and advantage: healthy on Redis alone, given no backend URL or key, then a clean SIGTERM shutdown', async () => {
+    for (const svc of ['grader', 'advantage']) {
+      let health: { status: number; body: unknown } | undefined;
+      const run = await runMain(`apps/${svc}/src/main.ts`, { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_QUEUE_PREFIX: harness.prefix, PORT: '0' }, (out, kill) => {
+        const ready = out.split('\n').map((l) => { try { return JSON.parse(l) as { event?: string; url?: string }; } catch { return {}; } }).find((e) => e.event === 'ready');
+        if (ready?.url && !health) {
+          health = { status: 0, body: null };
+          void fetch(`${ready.url}/health`).then(async (r) => {
+            health = { status: r.status, body: await r.json() };
+            kill('SIGTERM');
+          });
+        }
+      });
+      expect({ svc, health, code: run.code, stderr: run.stderr }).toEqual({ svc, health: { status: 200, body: { status: 'ok', service: svc, redis: true } }, code: 0, stderr: '' });
+    }
   });
 
   it('trainer: healthy against the policy server over HTTP, then a clean SIGTERM shutdown', async () => {
@@ -79,7 +104,7 @@ describe('apps/<service>/src/main.ts', () => {
       let health: { status: number; body: unknown } | undefined;
       const trainer = await runMain(
         'apps/trainer/src/main.ts',
-        { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: policyUrl, RX_QUEUE_PREFIX: harness.prefix, RX_DATA_DIR: dataDir, PORT: '0' },
+        { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: policyUrl, RX_QUEUE_PREFIX: harness.prefix, PORT: '0' },
         (out, kill) => {
           const ready = out.split('\n').map((l) => { try { return JSON.parse(l) as { event?: string; url?: string }; } catch { return {}; } }).find((e) => e.event === 'ready');
           if (ready?.url && !health) {

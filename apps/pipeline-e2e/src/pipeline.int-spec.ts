@@ -13,11 +13,11 @@ import { testStepRequest, type TestArm } from '@rx/pipeline/testing';
 import { createRedisHarness } from '@rx/queue/testing';
 import { QueueRepository, RedisRolloutWindowStore, RedisTrainerStepLedger } from '@rx/queue';
 import { startServiceProcess, type ServiceProcess } from './service-process';
+import { hashChainEntry } from '@rx/local-stack/testing';
 
 jest.setTimeout(60_000);
 
 const ARMS: TestArm[] = ['grpo_gs8', 'gs1_kernel'];
-const hashChainEntry = (service: string) => `apps/${service}/testing/hash-chain.main.ts`;
 const harness = createRedisHarness('e2e');
 const connections = harness.connections();
 const queues = new QueueRepository({ connections, prefix: harness.prefix });

@@ -1,11 +1,9 @@
-// The sampler's environment (validated once at start-up; a bad value: one line, exit 1).
-import { DEFAULT_PORTS, parseServiceEnv, serviceEnvSchema } from '@rx/service-host';
-import { z } from 'zod';
+// The sampler's environment (validated once at start-up; a bad value: one line, exit 1): the common service
+// variables, the backend it samples from, the tokenizer it renders with and its fan-out.
+import { BACKEND_ENV, DEFAULT_PORTS, parseServiceEnv, SAMPLER_CONCURRENCY_ENV, serviceEnvSchema, TOKENIZER_ENV } from '@rx/service-host';
+import type { z } from 'zod';
 
-export const samplerEnvSchema = serviceEnvSchema(DEFAULT_PORTS.sampler).extend({
-  /** a tokenizer.json (or a folder with one) for Qwen renderers; without it the tokenizer comes from the hub */
-  RX_TOKENIZER_PATH: z.string().min(1).optional(),
-});
+export const samplerEnvSchema = serviceEnvSchema(DEFAULT_PORTS.sampler).extend({ ...BACKEND_ENV, ...TOKENIZER_ENV, ...SAMPLER_CONCURRENCY_ENV });
 
 export type SamplerConfig = z.infer<typeof samplerEnvSchema>;
 

@@ -1,7 +1,7 @@
 // node -r ./tools/register.js apps/sampler/src/main.ts
 import 'reflect-metadata';
-import { runServiceMain } from '@rx/service-host';
+import { runBackendServiceMain } from '@rx/service-host';
 import { loadSamplerConfig } from './config';
 import { startSampler } from './sampler.app';
 
-void runServiceMain('sampler', loadSamplerConfig, startSampler);
+void runBackendServiceMain('sampler', loadSamplerConfig, startSampler);

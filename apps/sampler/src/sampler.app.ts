@@ -1,14 +1,14 @@
 // The sampler: the graph's `sample` edge (sample-requests -> rollouts) on BullMQ, /health and /metrics.
 // main.ts, the e2e tests and the controller start it with this.
-import { bootstrapService, type RunningService, type ServiceStartOptions } from '@rx/service-host';
-import { cachedRendererResolver } from '@rx/pipeline';
+import { backendOf, bootstrapService, type BackendServiceStartOptions, type RunningService } from '@rx/service-host';
+import { cachedRendererResolver, type RendererResolver } from '@rx/pipeline';
 import type { SamplerConfig } from './config';
 
-export function startSampler(opts: ServiceStartOptions<SamplerConfig>): Promise<RunningService> {
+export function startSampler(opts: BackendServiceStartOptions<SamplerConfig> & { renderers?: RendererResolver }): Promise<RunningService> {
+  const renderers = opts.renderers ?? cachedRendererResolver({ tokenizerPath: opts.config.RX_TOKENIZER_PATH });
   return bootstrapService({
     ...opts,
     service: 'sampler',
-    renderers: opts.renderers ?? cachedRendererResolver({ tokenizerPath: opts.config.RX_TOKENIZER_PATH }),
-    stageDeps: (runtime) => ({ backend: runtime.backend, renderers: runtime.renderers, concurrency: runtime.config.RX_CONCURRENCY }),
+    stageDeps: (runtime) => ({ backend: backendOf(runtime), renderers, concurrency: opts.config.RX_CONCURRENCY }),
   });
 }

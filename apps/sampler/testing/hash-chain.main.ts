@@ -3,9 +3,9 @@
 // ServiceSupervisor's entry). Its weights travel inside the paths it hands out, so four services make one pipeline.
 import 'reflect-metadata';
 import { HashChainPolicyBackend } from '@rx/backend/testing';
-import { runServiceMain } from '@rx/service-host';
+import { runBackendServiceMain } from '@rx/service-host';
 import { loadSamplerConfig } from '../src/config';
 import { startSampler } from '../src/sampler.app';
 
 process.env.RX_BACKEND_URL ??= 'memory://hash-chain';
-void runServiceMain('sampler', loadSamplerConfig, startSampler, () => new HashChainPolicyBackend());
+void runBackendServiceMain('sampler', loadSamplerConfig, startSampler, () => new HashChainPolicyBackend());

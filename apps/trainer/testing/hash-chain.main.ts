@@ -3,9 +3,9 @@
 // ServiceSupervisor's entry). Its weights travel inside the paths it hands out, so four services make one pipeline.
 import 'reflect-metadata';
 import { HashChainPolicyBackend } from '@rx/backend/testing';
-import { runServiceMain } from '@rx/service-host';
+import { runBackendServiceMain } from '@rx/service-host';
 import { loadTrainerConfig } from '../src/config';
 import { startTrainer } from '../src/trainer.app';
 
 process.env.RX_BACKEND_URL ??= 'memory://hash-chain';
-void runServiceMain('trainer', loadTrainerConfig, startTrainer, () => new HashChainPolicyBackend());
+void runBackendServiceMain('trainer', loadTrainerConfig, startTrainer, () => new HashChainPolicyBackend());

@@ -13,7 +13,7 @@ import type { StageName } from '@rx/contracts';
 import { createRxMetrics } from '@rx/metrics';
 import { registerConsumer, startEdgeWorkers, QueueRepository, RedisConnectionFactory } from '@rx/queue';
 import { instrumentBackend } from './instrumented-backend';
-import { edgesOf, queuesConsumedBy, queuesTouchedBy, type PipelineService, type RendererResolver, type StageDeps } from '@rx/pipeline';
+import { edgesOf, queuesConsumedBy, queuesTouchedBy, type PipelineService, type StageDeps } from '@rx/pipeline';
 import { redactConfig, workerTimingsOf, type ServiceConfig } from './service-config';
 import { checkHealth } from './health.controller';
 import { RxServiceModule, serviceHealthProbes } from './rx-service.module';
@@ -23,8 +23,8 @@ import type { ServiceRuntime } from './service-runtime';
 export interface BootstrapServiceOptions<S extends Exclude<PipelineService, 'controller'>> {
   service: S;
   config: ServiceConfig;
-  backend: PolicyBackend;
-  renderers: RendererResolver;
+  /** the model, for a service whose stages call it (sampler, trainer); health waits for it */
+  backend?: PolicyBackend;
   /** what the service's stage functions need (the graph's StageDeps of the service), from its runtime */
   stageDeps: (runtime: ServiceRuntime) => StageDeps[S];
   stageTimeoutMs?: Partial<Record<StageName, number>>;
@@ -82,9 +82,8 @@ export async function bootstrapService<S extends Exclude<PipelineService, 'contr
       config,
       connections,
       queues,
-      backend: instrumentBackend(opts.backend, metrics),
+      backend: opts.backend ? instrumentBackend(opts.backend, metrics) : null,
       metrics,
-      renderers: opts.renderers,
       stageTimeoutMs: opts.stageTimeoutMs ?? stageTimeoutsFromConfig(service, config),
       logger,
       log,
@@ -99,7 +98,7 @@ export async function bootstrapService<S extends Exclude<PipelineService, 'contr
     const url = `http://127.0.0.1:${port}`;
 
     const health = serviceHealthProbes(runtime);
-    await waitUntil(`${service}: Redis and the backend`, readyTimeoutMs, async () => (await checkHealth(health)).status === 'ok');
+    await waitUntil(`${service}: ${opts.backend ? 'Redis and the backend' : 'Redis'}`, readyTimeoutMs, async () => (await checkHealth(health)).status === 'ok');
 
     const timings = workerTimingsOf(config);
     const workers = startEdgeWorkers({
@@ -124,7 +123,7 @@ export async function bootstrapService<S extends Exclude<PipelineService, 'contr
         await workers.close(); // active jobs finish (or return to the queue) first
         await nestApp.close();
         await queues!.close();
-        await opts.backend.close();
+        await opts.backend?.close();
         await connections.close();
         log('closed');
       })());

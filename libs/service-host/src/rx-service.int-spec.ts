@@ -10,7 +10,7 @@ import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { createRedisHarness } from '@rx/queue/testing';
 import { createRxLogger, lineDestination } from './rx-logger';
 import { RxServiceModule } from './rx-service.module';
-import type { ServiceRuntime } from './service-runtime';
+import { backendOf, type ServiceRuntime } from './service-runtime';
 
 const harness = createRedisHarness('service-http');
 
@@ -21,21 +21,18 @@ class ProbeModule {
   }
 }
 
-async function start(redisUrl: string, backend: HashChainPolicyBackend, waitForRedis = true) {
+async function start(redisUrl: string, backend: HashChainPolicyBackend | null, waitForRedis = true) {
   const connections = new RedisConnectionFactory(redisUrl);
   if (waitForRedis) await connections.ready();
   const queues = new QueueRepository({ connections, prefix: harness.prefix });
   const metrics = createRxMetrics({ service: 'grader', queueSnapshot: () => queues.snapshot(['rollouts', 'graded-rollouts']) });
   const runtime: ServiceRuntime = {
     service: 'grader',
-    config: { REDIS_URL: redisUrl, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: 'memory://x', RX_DATA_DIR: 'runs', RX_CONCURRENCY: 1, RX_JOB_CONCURRENCY: 1, PORT: 0, HOST: '127.0.0.1', RX_QUEUE_PREFIX: harness.prefix, RX_LOCK_MS: 30_000, RX_STALLED_INTERVAL_MS: 15_000 },
+    config: { REDIS_URL: redisUrl, RX_ALLOW_INSECURE_REDIS: '1', RX_JOB_CONCURRENCY: 1, PORT: 0, HOST: '127.0.0.1', RX_QUEUE_PREFIX: harness.prefix, RX_LOCK_MS: 30_000, RX_STALLED_INTERVAL_MS: 15_000 },
     connections,
     queues,
-    backend: instrumentBackend(backend, metrics),
+    backend: backend ? instrumentBackend(backend, metrics) : null,
     metrics,
-    renderers: async () => {
-      throw new Error('unused');
-    },
     stageTimeoutMs: {},
     logger: createRxLogger('grader', lineDestination(() => undefined)),
     log: () => undefined,
@@ -68,6 +65,18 @@ describe('/health and /metrics over real HTTP', () => {
       const down = await fetch(`${svc.url}/health`);
       expect(down.status).toBe(503);
       expect(await down.json()).toMatchObject({ status: 'unavailable', redis: true, backend: false });
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('a service without a backend (grader, advantage) is healthy on Redis alone: no backend probe', async () => {
+    const svc = await start(harness.url, null);
+    try {
+      const ok = await fetch(`${svc.url}/health`);
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ status: 'ok', service: 'grader', redis: true });
+      expect(await (await fetch(`${svc.url}/health/ready`)).json()).toEqual({ status: 'ok', info: { redis: { status: 'up' } }, error: {}, details: { redis: { status: 'up' } } });
     } finally {
       await svc.close();
     }
@@ -120,7 +129,7 @@ describe('/health and /metrics over real HTTP', () => {
     try {
       await svc.runtime.queues.queue('rollouts').add('grade', { not: 'checked here' }, { jobId: 'm-grpo_gs8-0-grade' });
       svc.runtime.metrics.recordStep('grpo_gs8', { rewardMean: 0.25, fracNonzeroAdvantage: 0.5, effectiveNeighbors: { p10: 7, p50: 7, p90: 7 } });
-      await svc.runtime.backend.ping();
+      await backendOf(svc.runtime).ping();
       const r = await fetch(`${svc.url}/metrics`);
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toMatch(/^text\/plain;.*version=0\.0\.4/);

@@ -1,15 +1,15 @@
-import { ConfigError, DEFAULT_PORTS, parseServiceEnv, redactConfig, redisUrlHasPassword, serviceEnvSchema } from './service-config';
+import { BACKEND_ENV, ConfigError, DEFAULT_PORTS, parseServiceEnv, redactConfig, redisUrlHasPassword, SAMPLER_CONCURRENCY_ENV, serviceEnvSchema } from './service-config';
 
-const schema = serviceEnvSchema(DEFAULT_PORTS.sampler);
+// the sampler's composition: the common variables, the backend and its fan-out
+const schema = serviceEnvSchema(DEFAULT_PORTS.sampler).extend({ ...BACKEND_ENV, ...SAMPLER_CONCURRENCY_ENV });
 const base = { REDIS_URL: 'redis://:s3cret@127.0.0.1:6379', RX_BACKEND_URL: 'http://policy-server:8000' };
 
 describe('service environment', () => {
-  it('fills defaults: port per service, data dir, concurrency, prefix', () => {
+  it('fills defaults: port per service, concurrency, prefix', () => {
     const c = parseServiceEnv('sampler', schema, base);
     expect(c).toEqual({
       ...base,
       RX_ALLOW_INSECURE_REDIS: '0',
-      RX_DATA_DIR: 'runs',
       RX_CONCURRENCY: 16,
       RX_JOB_CONCURRENCY: 2,
       PORT: 3101,

@@ -1,6 +1,8 @@
-// The environment every pipeline service reads, validated once at start-up. A bad value stops the service
-// with one line naming the variable; secrets never appear in logs (redactConfig). A Redis URL without a
-// password is refused unless RX_ALLOW_INSECURE_REDIS=1 says this is a development machine.
+// The environment of the pipeline services, validated once at start-up: what every service reads
+// (serviceEnvSchema), what a service that calls the model adds (BACKEND_ENV: sampler, trainer) and what one that
+// renders tokens adds (TOKENIZER_ENV: sampler, grader); each app's config.ts composes its own. A bad value stops
+// the service with one line naming the variable; secrets never appear in logs (redactConfig). A Redis URL without
+// a password is refused unless RX_ALLOW_INSECURE_REDIS=1 says this is a development machine.
 import { z } from 'zod';
 import { redactUrl } from '@rx/queue';
 
@@ -28,15 +30,6 @@ export function serviceEnvSchema(defaultPort: number) {
       .refine((u) => /^rediss?:\/\//.test(u), 'must start with redis:// or rediss://'),
     /** development only: accept a REDIS_URL without a password (checked by parseServiceEnv) */
     [INSECURE_REDIS_FLAG]: z.enum(['0', '1'], { errorMap: () => ({ message: "must be '1' (allow a Redis without a password) or '0'" }) }).default('0'),
-    /** the policy server (embedded backend over HTTP) or the Tinker base URL */
-    RX_BACKEND_URL: z.string({ required_error: 'is required (the policy server or Tinker base URL)' }).url('must be a URL'),
-    TINKER_API_KEY: z.string().min(1).optional(),
-    /** how long a Tinker call may make no progress (429, 5xx, no answer) before it fails (the SDK's 120 min) */
-    RX_TINKER_STUCK_TIMEOUT_MS: intFromEnv(1_000, 7 * 24 * 3_600_000).optional(),
-    /** where the service writes (the trainer's step logs) */
-    RX_DATA_DIR: z.string().min(1).default('runs'),
-    /** backend requests in flight at once (the sampler's fan-out) */
-    RX_CONCURRENCY: intFromEnv(1, 1024).default(16),
     /** jobs a worker runs at once (2: both arms side by side) */
     RX_JOB_CONCURRENCY: intFromEnv(1, 64).default(2),
     PORT: intFromEnv(0, 65535).default(defaultPort),
@@ -54,6 +47,28 @@ export function serviceEnvSchema(defaultPort: number) {
 }
 
 export type ServiceConfig = z.infer<ReturnType<typeof serviceEnvSchema>>;
+
+/** what a service that calls the model adds (the sampler and the trainer; the grader and advantage never do) */
+export const BACKEND_ENV = {
+  /** the policy server (embedded backend over HTTP) or the Tinker base URL */
+  RX_BACKEND_URL: z.string({ required_error: 'is required (the policy server or Tinker base URL)' }).url('must be a URL'),
+  TINKER_API_KEY: z.string().min(1).optional(),
+  /** how long a Tinker call may make no progress (429, 5xx, no answer) before it fails (the SDK's 120 min) */
+  RX_TINKER_STUCK_TIMEOUT_MS: intFromEnv(1_000, 7 * 24 * 3_600_000).optional(),
+};
+
+/** what a service that renders tokens adds (the sampler and the grader) */
+export const TOKENIZER_ENV = {
+  /** a tokenizer.json (or a folder with one) for Qwen renderers; without it the tokenizer comes from the hub */
+  RX_TOKENIZER_PATH: z.string().min(1).optional(),
+};
+
+/** what the sampler adds: backend requests in flight at once (its fan-out) */
+export const SAMPLER_CONCURRENCY_ENV = {
+  RX_CONCURRENCY: intFromEnv(1, 1024).default(16),
+};
+
+export type BackendServiceConfig = ServiceConfig & { RX_BACKEND_URL: string; TINKER_API_KEY?: string; RX_TINKER_STUCK_TIMEOUT_MS?: number };
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -89,11 +104,11 @@ export function insecureRedisProblem(env: NodeJS.ProcessEnv | Record<string, str
 }
 
 /** the config with secrets masked, for start-up logs */
-export function redactConfig<C extends { REDIS_URL: string; TINKER_API_KEY?: string; RX_BACKEND_URL: string }>(config: C): C {
+export function redactConfig<C extends { REDIS_URL: string; TINKER_API_KEY?: string; RX_BACKEND_URL?: string }>(config: C): C {
   return {
     ...config,
     REDIS_URL: redactUrl(config.REDIS_URL),
-    RX_BACKEND_URL: redactUrl(config.RX_BACKEND_URL),
+    ...(config.RX_BACKEND_URL === undefined ? {} : { RX_BACKEND_URL: redactUrl(config.RX_BACKEND_URL) }),
     ...(config.TINKER_API_KEY === undefined ? {} : { TINKER_API_KEY: '***' }),
   };
 }

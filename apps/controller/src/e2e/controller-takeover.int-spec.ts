@@ -15,6 +15,7 @@ import { freePort, ServiceSupervisor } from '@rx/local-stack';
 import { REPO_ROOT } from '../infra/repo-root';
 import { readRunFile, RunDir } from '@rx/run-dir';
 import { jsonLines } from './run-directory.check';
+import { hashChainEntry } from '@rx/local-stack/testing';
 
 jest.setTimeout(240_000);
 
@@ -80,7 +81,7 @@ beforeAll(async () => {
     path.join(work, 'override.json'),
     JSON.stringify({ steps: STEPS, dataset: { n_examples: STEPS * 64 }, eval: { n_examples: N_EVAL }, feasibility: { effective_config: { steps: STEPS, n_eval: N_EVAL } }, activation_gate: { checks } }),
   );
-  await supervisor.start(await Promise.all(['sampler', 'grader', 'advantage', 'trainer'].map(async (name) => ({ name, port: await freePort(), env, entry: `apps/${name}/testing/hash-chain.main.ts` }))));
+  await supervisor.start(await Promise.all(['sampler', 'grader', 'advantage', 'trainer'].map(async (name) => ({ name, port: await freePort(), env, entry: hashChainEntry(name) }))));
 });
 
 afterAll(async () => {

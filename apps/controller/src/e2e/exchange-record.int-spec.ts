@@ -20,6 +20,7 @@ import { NullProgress } from '../progress/progress.reporter';
 import { sha256Json } from '@rx/run-dir';
 import { cli } from './run-directory.check';
 import { checkRunRecord, EXCHANGE_RECORD } from '@rx/run-tools';
+import { hashChainEntry } from '@rx/local-stack/testing';
 
 jest.setTimeout(180_000);
 
@@ -47,7 +48,7 @@ beforeAll(async () => {
   for (const name of ['sampler', 'grader', 'advantage', 'trainer']) {
     const s = new ServiceSupervisor({ logsDir: path.join(work, 'logs') });
     supervisors.push(s);
-    await s.start([{ name, port: await freePort(), env, entry: `apps/${name}/testing/hash-chain.main.ts` }]);
+    await s.start([{ name, port: await freePort(), env, entry: hashChainEntry(name) }]);
   }
   const override = path.join(work, 'override.json');
   writeFileSync(override, JSON.stringify({ steps: STEPS, dataset: { n_examples: STEPS * 64 }, eval: { n_examples: N_EVAL }, feasibility: { effective_config: { steps: STEPS, n_eval: N_EVAL } } }));

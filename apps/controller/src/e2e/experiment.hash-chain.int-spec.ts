@@ -26,6 +26,7 @@ import { NullProgress } from '../progress/progress.reporter';
 import { sha256Json } from '@rx/run-dir';
 import { readRunFile, RunDir } from '@rx/run-dir';
 import { checkCompletedRun, cli, jsonLines as lines } from './run-directory.check';
+import { hashChainEntry } from '@rx/local-stack/testing';
 
 jest.setTimeout(90_000);
 
@@ -37,7 +38,7 @@ let work: string;
 
 async function startService(name: string): Promise<void> {
   supervisors[name] = new ServiceSupervisor({ logsDir });
-  await supervisors[name].start([{ name, port: await freePort(), env: serviceEnv, entry: `apps/${name}/testing/hash-chain.main.ts` }]);
+  await supervisors[name].start([{ name, port: await freePort(), env: serviceEnv, entry: hashChainEntry(name) }]);
 }
 
 const STEPS = 2;
