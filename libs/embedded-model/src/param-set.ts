@@ -46,10 +46,6 @@ export function zerosLike(params: ParamSet): ParamSet {
   return params.map((p) => ({ name: p.name, shape: [...p.shape], data: new Float64Array(p.data.length) }));
 }
 
-export function cloneParams(params: ParamSet): ParamSet {
-  return params.map((p) => ({ name: p.name, shape: [...p.shape], data: new Float64Array(p.data) }));
-}
-
 export function paramCount(params: ParamSet): number {
   return params.reduce((n, p) => n + p.data.length, 0);
 }

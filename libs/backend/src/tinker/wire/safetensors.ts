@@ -48,23 +48,3 @@ export interface SafetensorsEntry {
   data_offsets: [number, number];
 }
 
-/** The JSON header of a safetensors file (tensors and __metadata__), checked against the file's length. */
-export function readSafetensorsHeader(bytes: Uint8Array): { tensors: Record<string, SafetensorsEntry>; metadata: Record<string, string> } {
-  if (bytes.byteLength < 8) throw new SafetensorsError(`${bytes.byteLength} bytes: too short for a safetensors file`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  if (8 + n > bytes.byteLength) throw new SafetensorsError(`header length ${n} runs past the file's ${bytes.byteLength} bytes`);
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(Buffer.from(bytes.subarray(8, 8 + n)).toString('utf8')) as Record<string, unknown>;
-  } catch (err) {
-    throw new SafetensorsError(`the header is not JSON (${(err as Error).message})`);
-  }
-  const { __metadata__, ...tensors } = parsed;
-  const dataLength = bytes.byteLength - 8 - n;
-  for (const [name, e] of Object.entries(tensors as Record<string, SafetensorsEntry>)) {
-    const [begin, end] = e?.data_offsets ?? [];
-    if (!Number.isInteger(begin) || !Number.isInteger(end) || begin! > end! || end! > dataLength) throw new SafetensorsError(`tensor '${name}' has data_offsets outside the file`);
-  }
-  return { tensors: tensors as Record<string, SafetensorsEntry>, metadata: (__metadata__ ?? {}) as Record<string, string> };
-}
