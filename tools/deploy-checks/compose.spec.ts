@@ -40,8 +40,10 @@ describe('docker-compose.yml', () => {
     const key = dotEnv.RX_POLICY_API_KEY;
     expect(services['policy-server'].environment?.RX_POLICY_API_KEY).toBe(key);
     const callers = Object.entries(services).filter(([, svc]) => svc.environment?.RX_BACKEND_URL === `http://policy-server:${serviceFor('policy-server').port}`);
-    expect(callers.map(([name]) => name).sort()).toEqual(['advantage', 'controller', 'grader', 'sampler', 'trainer']);
+    expect(callers.map(([name]) => name).sort()).toEqual(['controller', 'sampler', 'trainer']);
     for (const [name, svc] of callers) expect({ name, key: svc.environment?.TINKER_API_KEY }).toEqual({ name, key });
+    // the grader and advantage never call the backend: they are given neither its URL nor its key
+    for (const name of ['grader', 'advantage']) expect({ name, env: Object.keys(services[name].environment ?? {}).filter((k) => /^(RX_BACKEND_URL|TINKER_API_KEY)$/.test(k)) }).toEqual({ name, env: [] });
     // Prometheus: a Bearer token from a compose secret whose value is RX_POLICY_API_KEY
     const secrets = z.record(z.object({ environment: z.string() })).parse(compose.secrets);
     const job = z.object({ job_name: z.string(), authorization: z.object({ type: z.literal('Bearer'), credentials_file: z.string() }) }).passthrough()
@@ -141,9 +143,11 @@ describe('docker-compose.yml', () => {
     for (const app of ['sampler', 'grader', 'advantage', 'trainer', 'controller']) {
       const env = services[app].environment ?? {};
       expect({ app, REDIS_URL: env.REDIS_URL }).toEqual({ app, REDIS_URL: `redis://:${dotEnv.REDIS_PASSWORD}@redis:6379` });
-      expect({ app, url: env.RX_BACKEND_URL }).toEqual({ app, url: `http://policy-server:${serviceFor('policy-server').port}` });
-      expect({ app, dataVolume: (services[app].volumes ?? []).includes(`rx-data:${env.RX_DATA_DIR}`) }).toEqual({ app, dataVolume: true });
+      if (app !== 'grader' && app !== 'advantage') expect({ app, url: env.RX_BACKEND_URL }).toEqual({ app, url: `http://policy-server:${serviceFor('policy-server').port}` });
     }
+    // the controller writes the run under RX_DATA_DIR, on the shared volume; the pipeline services write no files
+    expect(services.controller.volumes ?? []).toContain(`rx-data:${services.controller.environment?.RX_DATA_DIR}`);
+    for (const app of ['sampler', 'grader', 'advantage', 'trainer']) expect({ app, dir: services[app].environment?.RX_DATA_DIR }).toEqual({ app, dir: undefined });
     expect(services['policy-server'].environment?.HOST).toBe('0.0.0.0');
   });
 

@@ -274,15 +274,19 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
       expect({ spec, source }).toEqual({ spec, source: overlay === 'tinker' ? 'configMap rx-spec/spec.json' : 'repo' });
     });
 
-    it('puts RX_DATA_DIR on the shared data PVC in every rx pod', () => {
+    it('puts RX_DATA_DIR on the shared data PVC in every rx pod that writes files (the controller, the policy server)', () => {
+      const writers: string[] = [];
       for (const w of rxWorkloads(objects)) {
         const c = containersOf(w).find(isRxContainer) as IContainer;
         const { env } = containerEnv(c, objects, fakeSecret);
-        const dir = env.RX_DATA_DIR ?? '';
+        if (env.RX_DATA_DIR === undefined) continue;
+        writers.push(w.name);
+        const dir = env.RX_DATA_DIR;
         const mount = (c.volumeMounts ?? []).find((m) => dir === m.mountPath || dir.startsWith(`${m.mountPath}/`));
         const volume = (w.template.spec?.volumes ?? []).find((v) => v.name === mount?.name);
         expect({ workload: w.name, claim: volume?.persistentVolumeClaim?.claimName }).toEqual({ workload: w.name, claim: 'rx-data' });
       }
+      expect(writers).toEqual(expect.arrayContaining(overlay === 'embedded' ? ['controller', 'policy-server'] : ['controller']));
     });
   });
 
@@ -294,8 +298,10 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     expect((svc?.spec as { ports: Array<{ port: number }> }).ports.map((p) => p.port)).toContain(port);
     for (const w of rxWorkloads(objects).filter((x) => x.name !== 'policy-server')) {
       const { env, secretRefs } = containerEnv(containersOf(w)[0], objects, fakeSecret);
-      expect({ w: w.name, url: env.RX_BACKEND_URL }).toEqual({ w: w.name, url: `http://policy-server:${port}` });
-      expect(secretRefs.filter((r) => r.env === 'TINKER_API_KEY')).toEqual([{ env: 'TINKER_API_KEY', secret: secretName, key: 'policy-api-key' }]);
+      // the grader and advantage never call the backend: neither its URL nor its key
+      const caller = w.name !== 'grader' && w.name !== 'advantage';
+      expect({ w: w.name, url: env.RX_BACKEND_URL }).toEqual({ w: w.name, url: caller ? `http://policy-server:${port}` : undefined });
+      expect(secretRefs.filter((r) => r.env === 'TINKER_API_KEY')).toEqual(caller ? [{ env: 'TINKER_API_KEY', secret: secretName, key: 'policy-api-key' }] : []);
     }
   });
 
@@ -306,6 +312,10 @@ describeWithKubectl(`k8s overlays (${kubectl ?? 'no kubectl'})`, () => {
     const withKey: string[] = [];
     for (const w of rxWorkloads(objects)) {
       const { env, secretRefs } = containerEnv(containersOf(w)[0], objects, fakeSecret);
+      if (w.name === 'grader' || w.name === 'advantage') {
+        expect({ w: w.name, url: env.RX_BACKEND_URL, key: secretRefs.filter((r) => r.env === 'TINKER_API_KEY') }).toEqual({ w: w.name, url: undefined, key: [] });
+        continue;
+      }
       expect(new URL(env.RX_BACKEND_URL).protocol).toBe('https:');
       const ref = secretRefs.find((r) => r.env === 'TINKER_API_KEY');
       if (ref) { expect(ref).toEqual({ env: 'TINKER_API_KEY', secret: secretName, key: 'tinker-api-key' }); withKey.push(w.name); }
