@@ -9,9 +9,8 @@
 // deterministic job id, time it, dead-letter what cannot be done and tell the controller (a `step-failed` event).
 // A service is its edges: libs/queue's edge workers run them on BullMQ, InProcessPipeline on an in-memory transport.
 // Adding a stage: one entry here, one schema in the queue catalog, one stage function.
-import { randomUUID } from 'node:crypto';
 import type { PolicyBackend } from '@rx/backend';
-import { QUEUE_CATALOG, type PayloadOf, type QueueName, type StageName, type StepEvent, type StepRecord } from '@rx/contracts';
+import { QUEUE_CATALOG, type PayloadOf, type QueueName, type StageName, type StepEvent } from '@rx/contracts';
 import type { RxMetrics } from '@rx/metrics';
 import type { RendererResolver } from './renderer-resolver';
 import type { RolloutWindowStore } from './rollout-window.store';
@@ -19,21 +18,14 @@ import { computeAdvantages } from './stages/advantage.stage';
 import { gradeBatch, type GradeFn } from './stages/grade.stage';
 import { prepareStep } from './stages/prepare-step.stage';
 import { sampleBatch } from './stages/sample.stage';
-import { trainStep } from './stages/train.stage';
-import type { TrainerStepLedger } from './trainer-step.ledger';
-import type { TrainingClientPool } from './training-client.pool';
+import { trainAndAnnounce, type TrainEdgeDeps } from './stages/train.stage';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
 /** What each service's stage functions need, built once when the service starts. */
 export interface StageDeps {
-  trainer: {
-    ledger: TrainerStepLedger;
-    trainers: TrainingClientPool;
-    /** one JSON line per notable event (a take-over of an in-doubt step) */
-    log?: (event: string, fields: Record<string, unknown>) => void;
-  };
+  trainer: TrainEdgeDeps;
   sampler: { backend: PolicyBackend; renderers: RendererResolver; /** backend requests in flight at most (RX_CONCURRENCY) */ concurrency: number };
   grader: { renderers: RendererResolver; /** libs/grading gradeCompletion */ grade: GradeFn };
   advantage: { windows: RolloutWindowStore };
@@ -159,20 +151,13 @@ export const PIPELINE_GRAPH = [
     // replay of a committed step announces it again (same job id), so a crash between commit and announce loses
     // nothing. The controller writes the run's one step log (<arm>/steps.jsonl) from the announced records.
     async run(step, { deps, metrics, job }) {
-      // the fencing token of this delivery: a second delivery of the same job never holds the same claim
-      const attemptToken = `${job.id ?? 'job'}:${job.attemptsMade}:${randomUUID()}`;
-      const out = await trainStep(step, { ledger: deps.ledger, trainers: deps.trainers, attemptToken });
-      const record = out.record;
-      if (!record) return NothingSent.skipped(`step ${step.step} was committed without a kept record: nothing to announce`);
-      if (out.outcome === 'applied' && out.tookOver) {
-        const { token, phase, since } = out.tookOver;
-        deps.log?.('step-taken-over', { runId: record.runId, arm: record.arm, step: record.step, from: { token, phase, since } });
+      const event = await trainAndAnnounce(step, deps, job);
+      if (!event) return NothingSent.skipped(`step ${step.step} was committed without a kept record: nothing to announce`);
+      if (event.outcome === 'applied') {
+        metrics.stepCommitted(event.arm);
+        metrics.countRollouts('train', event.arm, event.record.rollouts.length);
       }
-      if (out.outcome === 'applied') {
-        metrics.stepCommitted(record.arm);
-        metrics.countRollouts('train', record.arm, record.rollouts.length);
-      }
-      return { runId: record.runId, arm: record.arm, step: record.step, kind: 'step-complete', outcome: out.outcome, record };
+      return event;
     },
   }),
   edge({

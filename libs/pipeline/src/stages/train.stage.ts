@@ -2,9 +2,9 @@
 // saveState, then the ledger commit naming that state: applied exactly once on the arm's surviving lineage.
 // A step left in doubt by an attempt that died (or gave up) is taken over and redone on a fresh client loaded
 // from the state committed with step N-1 (see trainer-step.ledger.ts and apps/trainer/README.md).
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { AdamParams, Datum, TrainingClient } from '@rx/backend';
-import { expandFloat32, transcriptIndices, type StepRecord, type TrainerLogprobStats, type TrainStep } from '@rx/contracts';
+import { expandFloat32, transcriptIndices, type StepComplete, type StepRecord, type TrainerLogprobStats, type TrainStep } from '@rx/contracts';
 import { buildDatum } from '../datum-builder';
 import { trainerLogprobStats } from '../logprob-stats';
 import { OutOfOrderStepError } from '../stage-errors';
@@ -149,4 +149,30 @@ export async function trainStep(step: TrainStep, deps: TrainStageDeps): Promise<
   }
   deps.trainers.advanced(key, client, step.step);
   return { outcome: 'applied', record, statePath, tookOver };
+}
+
+export interface TrainEdgeDeps {
+  ledger: TrainerStepLedger;
+  trainers: TrainingClientPool;
+  /** one JSON line per notable event (a take-over of an in-doubt step) */
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+/**
+ * The train edge's work for one delivery: the step applied exactly once on the arm's lineage (trainStep; a replay
+ * gets the committed record), a take-over logged, and the step-complete event that announces it (a replay announces
+ * it again under the same job id, so a crash between commit and announce loses nothing). Null: the step was
+ * committed without a kept record, so there is nothing to announce.
+ */
+export async function trainAndAnnounce(step: TrainStep, deps: TrainEdgeDeps, job: { id?: string; attemptsMade: number }): Promise<StepComplete | null> {
+  // the fencing token of this delivery: a second delivery of the same job never holds the same claim
+  const attemptToken = `${job.id ?? 'job'}:${job.attemptsMade}:${randomUUID()}`;
+  const out = await trainStep(step, { ledger: deps.ledger, trainers: deps.trainers, attemptToken });
+  const record = out.record;
+  if (!record) return null;
+  if (out.outcome === 'applied' && out.tookOver) {
+    const { token, phase, since } = out.tookOver;
+    deps.log?.('step-taken-over', { runId: record.runId, arm: record.arm, step: record.step, from: { token, phase, since } });
+  }
+  return { runId: record.runId, arm: record.arm, step: record.step, kind: 'step-complete', outcome: out.outcome, record };
 }
