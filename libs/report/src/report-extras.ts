@@ -17,6 +17,6 @@ export function readReportExtras(run: RunData): ReportExtras {
   return {
     provenance: readProvenance(run.root),
     discordant: run.treatment && run.baseline ? { ...discordantItems(run.root, run.treatment, run.baseline), treatment: run.treatment, baseline: run.baseline } : null,
-    curves: readArmCurves(run.root, run.arms.map((a) => a.name)).curves,
+    curves: readArmCurves(run.root, run.arms.map((a) => a.name)),
   };
 }

@@ -7,7 +7,7 @@ import { fmt } from './number-format';
 import type { ReportModel } from './report-model';
 
 /** drawn charts count on <html data-charts-drawn>; a failure sets data-charts-error and logs a console error */
-export const PAGE_SCRIPT = `(function () {
+const PAGE_SCRIPT = `(function () {
   'use strict';
   var root = document.documentElement;
   try {

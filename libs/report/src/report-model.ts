@@ -1,7 +1,7 @@
 // What the report shows, assembled from a run: the charts of each section (reward-charts.ts, gate-charts.ts,
 // distribution-charts.ts, decision-chart.ts), the tables, the verdict and what each section lacks: RunData in,
 // ReportModel out (the provenance block, the discordant items and the metrics.jsonl curves are read from the run
-// directory unless given: report-extras.ts).
+// directory: report-extras.ts).
 import { pairItems, PairedItemsError } from '@rx/stats';
 import { seriesColors, type ChartSpec, type SectionId } from './chart-spec';
 import { hoeffdingChart } from './decision-chart';
@@ -54,7 +54,8 @@ export interface ReportModel {
   notes: string[];
 }
 
-export function buildReportModel(run: RunData, generatedAt?: string, extras: ReportExtras = readReportExtras(run)): ReportModel {
+export function buildReportModel(run: RunData, generatedAt?: string): ReportModel {
+  const extras = readReportExtras(run);
   const notes = [...run.notes];
   const missing: ReportModel['missing'] = {};
   const color = seriesColors(run);
