@@ -2,10 +2,12 @@
 // configurations as JSON in the page, and a few lines that draw them. A Content-Security-Policy forbids every
 // fetch, so the page works offline and provably loads nothing.
 import { BOUND_LABELS } from '@rx/stats';
-import { fmt, type ChartSpec, type ReportModel, type SectionId } from './report-model';
+import type { ChartSpec, SectionId } from './chart-spec';
+import { fmt } from './number-format';
+import type { ReportModel } from './report-model';
 
 /** drawn charts count on <html data-charts-drawn>; a failure sets data-charts-error and logs a console error */
-export const PAGE_SCRIPT = `(function () {
+const PAGE_SCRIPT = `(function () {
   'use strict';
   var root = document.documentElement;
   try {

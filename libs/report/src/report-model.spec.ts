@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { renderReportHtml } from './report-html';
-import { buildReportModel, COLORS, paddedRange, type ChartSpec, type ReportModel } from './report-model';
+import { COLORS, type ChartSpec } from './chart-spec';
+import { buildReportModel, type ReportModel } from './report-model';
 import { readRunDir } from './run-data';
 import { writeSyntheticRun, type SyntheticRun } from '@rx/report/testing';
 import type { StepRecord } from '@rx/contracts';
@@ -219,15 +220,6 @@ describe('buildReportModel', () => {
     expect(stopped.charts.map((c) => c.id)).toEqual(['chart-reward', ...[0, 1, 2, 3, 4, 5].map((i) => `chart-gate-${i}`), 'chart-advantages', 'chart-neighbors']);
     expect(stopped.paired).toBeNull();
     expect(stopped.missing).toEqual({ paired: 'needs gs1_kernel/eval.jsonl and grpo_gs8/eval.jsonl', decision: 'no decision in this run (decision-summary.json)' });
-  });
-});
-
-describe('paddedRange', () => {
-  it('pads the span and rounds out to a round step', () => {
-    expect(paddedRange([-0.274, 0.274, -0.03, 0])).toEqual([-0.4, 0.4]); // pad 0.0274, step 0.2
-    expect(paddedRange([2.39, 13.8, 8])).toEqual([0, 15]);
-    expect(paddedRange([1, 1])).toEqual([0.4, 1.6]);
-    expect(paddedRange([])).toEqual([0, 1]);
   });
 });
 

@@ -31,9 +31,8 @@ import {
 import { BASELINE_ADVANTAGE, TREATMENT_ADVANTAGE } from '@rx/spec';
 import { DEFAULT_BOUND, parseItemLines, PairedItemsError, type BoundName, type ItemLine } from '@rx/stats';
 
-export { BASELINE_ADVANTAGE, TREATMENT_ADVANTAGE };
 /** the model evaluated at the shared initial LoRA state */
-export const BASE_MODEL_NAME = BASE_EVAL_NAME;
+const BASE_MODEL_NAME = BASE_EVAL_NAME;
 
 /** The directory is missing or holds no run: the CLI prints the message as one line. */
 export class RunDirError extends Error {
@@ -52,7 +51,6 @@ export interface StepPoint {
   step: number;
   rewardMean: number | null;
   loss: number | null;
-  fracNonzeroAdvantage: number | null;
   /** A_i of every rollout of the step */
   advantages: number[];
   /** n_eff,i of every rollout of the step */
@@ -82,7 +80,6 @@ export interface GateValue {
   bound: GateBound;
   boundText: string;
   pass: boolean;
-  detail: string | null;
 }
 
 export interface GateReportEntry {
@@ -336,7 +333,6 @@ class RunDirReader {
         step: s.step,
         rewardMean: s.gate.rewardMean,
         loss: s.loss,
-        fracNonzeroAdvantage: s.gate.fracNonzeroAdvantage,
         advantages: s.rollouts.map((x) => x.advantage),
         effectiveNeighbors: s.rollouts.map((x) => x.effectiveNeighbors),
       });
@@ -374,7 +370,6 @@ class RunDirReader {
         bound: r.bound,
         boundText: r.boundText,
         pass: r.pass,
-        detail: r.detail,
       })),
     }));
     if (out.length === 0) this.notes.push('no gate report (pilot.json, record.json)');

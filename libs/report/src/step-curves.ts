@@ -9,10 +9,9 @@ export interface ArmCurves {
   lines: StepMetricsLine[];
 }
 
-/** the metrics.jsonl lines of each arm that has them (lines that do not parse are left out, and counted) */
-export function readArmCurves(root: string, arms: readonly string[]): { curves: ArmCurves[]; skipped: number } {
+/** the metrics.jsonl lines of each arm that has them (lines that do not parse are left out) */
+export function readArmCurves(root: string, arms: readonly string[]): ArmCurves[] {
   const curves: ArmCurves[] = [];
-  let skipped = 0;
   for (const arm of arms) {
     const file = path.join(root, arm, 'metrics.jsonl');
     if (!existsSync(file)) continue;
@@ -22,12 +21,11 @@ export function readArmCurves(root: string, arms: readonly string[]): { curves: 
       try {
         const parsed = stepMetricsLineSchema.safeParse(JSON.parse(text));
         if (parsed.success) lines.push(parsed.data);
-        else skipped++;
       } catch {
-        skipped++;
+        // not JSON: left out
       }
     }
     if (lines.length > 0) curves.push({ arm, lines });
   }
-  return { curves, skipped };
+  return curves;
 }

@@ -13,7 +13,7 @@ import { evaluateGates, formatGateReport, gateMetrics, type ActivationGateSource
 import { hoeffdingRecord, pairedHoeffding, percentile, type HoeffdingRecord, type HoeffdingRule, mulberry32 } from '@rx/stats';
 import { RunDir, writeRunFile, type EvalLine, type PilotReport, type RunFileName, type RunRecord } from '@rx/run-dir';
 
-export const FIXTURE_SPEC_FILE = path.resolve(__dirname, '../../../specs/embedded.json');
+const FIXTURE_SPEC_FILE = path.resolve(__dirname, '../../../specs/embedded.json');
 
 export interface SyntheticRunOptions {
   /** training steps per arm (default 6) */
@@ -377,7 +377,7 @@ function clamp01(x: number): number {
 
 
 /** dev accuracy after 0, 10, 20, ... updates and at the last step: rising by 0.01 an update from `start` */
-export function devCurve(start: number, steps: number): Array<{ updates: number; sampler_path: string; n: number; correct: number; accuracy: number }> {
+function devCurve(start: number, steps: number): Array<{ updates: number; sampler_path: string; n: number; correct: number; accuracy: number }> {
   const at = [...Array.from({ length: Math.ceil(steps / 10) }, (_, k) => k * 10), steps];
   return at.map((updates) => {
     const correct = Math.round((start + 0.01 * updates) * 128);
