@@ -23,7 +23,8 @@ import { throughRedisOutages } from '@rx/pipeline';
 import { baselineArm, decisionRule, samplingSettings, treatmentArm, type ArmSpec, type ExperimentSpec } from '@rx/spec';
 import { decidePairedItems, hoeffdingRecord, type HoeffdingRecord } from '@rx/stats';
 import type { Problem } from '@rx/datasets';
-import { evaluateItems, loraFor, stepRequestFor, type EvalLine } from '@rx/controller';
+import { evaluateItems, type EvalLine } from '@rx/controller';
+import { loraFor, stepRequestFor } from '@rx/step-schedule';
 
 export interface ChaosControllerOptions {
   redisUrl: string;

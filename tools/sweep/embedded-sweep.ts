@@ -16,7 +16,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ARITH_DATASET_SEED, loraFor, stepRequestFor, TRAIN_SHUFFLE_SEED } from '@rx/controller';
+import { ARITH_DATASET_SEED, TRAIN_SHUFFLE_SEED } from '@rx/controller';
+import { loraFor, stepRequestFor } from '@rx/step-schedule';
 import { scoreArith } from '../pretrain/arith-eval';
 
 interface Options {

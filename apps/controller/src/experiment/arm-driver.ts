@@ -6,7 +6,7 @@ import { stepMetricsOf } from '@rx/metrics';
 import type { LoggedBatch } from '@rx/gates';
 import type { ArmSpec } from '@rx/spec';
 import { throwIfAborted, type ExperimentContext } from './experiment-context';
-import { stepRequestFor } from './step-schedule';
+import { stepRequestFor } from '@rx/step-schedule';
 import { appendStepLogs } from './step-logs';
 
 export interface DriveArmOptions {

@@ -12,7 +12,7 @@ import { gradeBatch, sampleBatch } from '@rx/pipeline';
 import { baselineArm, kernelSettings, pilotSettings, treatmentArm } from '@rx/spec';
 import { DeadlineExceeded, driveArm, loggedBatch } from '../experiment/arm-driver';
 import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
-import { promptsForStep, stepPlanFor } from '../experiment/step-schedule';
+import { promptsForStep, stepPlanFor } from '@rx/step-schedule';
 import { formatBandwidth, writeRunFile, type PilotReport, type PilotResult, type SharedInitResult } from '@rx/run-dir';
 
 /** sampling seed of the held-out draws (far from every training step's seeds) */

@@ -13,7 +13,7 @@ import type { Datum } from '@rx/backend';
 import { buildDatum } from '@rx/pipeline';
 import { sameOutputTolerance } from '@rx/spec';
 import { RunStopped, type ExperimentContext } from '../experiment/experiment-context';
-import { loraFor } from '../experiment/step-schedule';
+import { loraFor } from '@rx/step-schedule';
 import { sha256Json } from '@rx/run-dir';
 import { readRunFile, writeRunFile, type ArmRestore, type SharedInitResult } from '@rx/run-dir';
 import { adapterHash } from './adapter-hash';

@@ -15,7 +15,7 @@ import { driveArm } from '../experiment/arm-driver';
 import { BudgetExceeded } from '../experiment/budget-guard';
 import { throwIfAborted, type ExperimentContext } from '../experiment/experiment-context';
 import { rewriteStepLogs } from '../experiment/step-logs';
-import { loraFor } from '../experiment/step-schedule';
+import { loraFor } from '@rx/step-schedule';
 import { StepFailedError } from '../infra/step-bus';
 import { sha256Json } from '@rx/run-dir';
 import { devAccuracyCurve, devEvalPoints } from './dev-accuracy';

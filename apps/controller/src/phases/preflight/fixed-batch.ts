@@ -10,7 +10,7 @@ import { gradeBatch, sampleBatch } from '@rx/pipeline';
 import { baselineArm, treatmentArm, type ExperimentSpec } from '@rx/spec';
 import { mulberry32 } from '@rx/stats';
 import { sha256Json } from '@rx/run-dir';
-import { promptsForStep, stepPlanFor } from '../../experiment/step-schedule';
+import { promptsForStep, stepPlanFor } from '@rx/step-schedule';
 
 export const FIXED_BATCH_SEED = 20260;
 

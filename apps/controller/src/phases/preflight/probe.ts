@@ -6,7 +6,7 @@ import type { Problem } from '@rx/contracts';
 import { gradeCompletion } from '@rx/grading';
 import { adamParamsFor, computeAdvantages, datumsOf, gradeBatch, InMemoryRolloutWindowStore, sampleBatch } from '@rx/pipeline';
 import type { ArmSpec, ExperimentSpec } from '@rx/spec';
-import { loraFor, stepPlanFor } from '../../experiment/step-schedule';
+import { loraFor, stepPlanFor } from '@rx/step-schedule';
 import { unloadQuietly } from '../unload-model';
 
 export interface ProbeResult {

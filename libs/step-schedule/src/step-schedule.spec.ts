@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { promptsForStep, samplingSeed, stepRequestFor } from './step-schedule';
 import { QUEUE_CATALOG } from '@rx/contracts';
 
-const parsed = loadSpecText(readFileSync(path.resolve(__dirname, '../../../../specs/embedded.json'), 'utf8'));
+const parsed = loadSpecText(readFileSync(path.resolve(__dirname, '../../../specs/embedded.json'), 'utf8'));
 if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
 const spec = parsed.spec;
 const train = Array.from({ length: spec.dataset.n_examples }, (_, i) => ({ id: `p${i}`, question: `q${i}`, answer: `#### ${i}` }));

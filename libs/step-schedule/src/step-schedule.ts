@@ -1,10 +1,16 @@
 // What the controller asks of step N of an arm: its prompts (the arm's slice of the fixed shuffled order), its
 // plan (base model, group size, sampling, estimator, learning rate) and its sampling seed. A pure function of the
 // spec, the arm, the step and the bandwidth, so a resumed or repeated run asks for exactly the same steps.
-import type { Problem as DatasetProblem } from '@rx/datasets';
 import type { LoraSpec, Problem, StepPlan, StepRequest } from '@rx/contracts';
 import { DEFAULT_FORMAT_COEF } from '@rx/grading';
 import { kernelSettings, samplingSettings, type ArmSpec, type ExperimentSpec } from '@rx/spec';
+
+/** a training prompt as the datasets give it (@rx/datasets' Problem) */
+export interface TrainPrompt {
+  id: string;
+  question: string;
+  answer: string;
+}
 
 /** largest seed a step may start from: prompt i of the step samples with seed + i (< 4096 prompts a step) */
 const SEED_SPACE = 2 ** 31 - 4096;
@@ -15,7 +21,7 @@ export function samplingSeed(armSeed: number, step: number): number {
 }
 
 // prompts of step s = order[s * G, (s + 1) * G), G = groups_per_batch
-export function promptsForStep(train: readonly DatasetProblem[], arm: ArmSpec, step: number): Problem[] {
+export function promptsForStep(train: readonly TrainPrompt[], arm: ArmSpec, step: number): Problem[] {
   const g = arm.groups_per_batch;
   const slice = train.slice(step * g, (step + 1) * g);
   if (slice.length !== g) throw new RangeError(`step ${step} of ${arm.name} needs prompts ${step * g}..${(step + 1) * g - 1}, but only ${train.length} training prompts exist`);
@@ -46,7 +52,7 @@ export interface StepRequestInput {
   arm: ArmSpec;
   runId: string;
   step: number;
-  train: readonly DatasetProblem[];
+  train: readonly TrainPrompt[];
   bandwidth: number;
   initStatePath: string;
 }
