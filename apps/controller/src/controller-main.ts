@@ -14,7 +14,7 @@ import { parseRunArgs } from './cli/run-args';
 import { ControllerConfigError, DEFAULT_REDIS_URL, parseControllerConfig, type ControllerConfig } from './config';
 import { BUDGET_STOP } from './experiment/budget-guard';
 import { runExperiment } from './experiment/run-experiment';
-import { RunUserError, type RunOptions, type RunOutcome } from './experiment/run-options';
+import { RunUserError, type RunOptions, type RunOutcome } from './composition/run-options';
 import { controllerHttpHost, startControllerHttp } from './http/controller-http';
 import { pingRedis } from './infra/redis-locator';
 import { killAllChildren } from '@rx/local-stack';

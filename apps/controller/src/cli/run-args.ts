@@ -1,6 +1,6 @@
 // The flags of `rx run`, parsed with node:util parseArgs; a mistake is one RunUserError line with the usage.
 import { parseArgs } from 'node:util';
-import { RunUserError, type BackendKind, type ServicesMode } from '../experiment/run-options';
+import { RunUserError, type BackendKind, type ServicesMode } from '../composition/run-options';
 
 export const RUN_USAGE =
   'usage: rx run --spec <spec.json> [--backend embedded|tinker] [--services spawn|external] [--out <dir>] [--override <json-file>] [--port <n>|off] | rx run --resume <dir> [--accept-changes]';

@@ -19,7 +19,7 @@ import { HashChainPolicyBackend } from '@rx/backend/testing';
 import { parseControllerConfig } from '../config';
 import type { ExperimentData } from '../experiment/experiment-data';
 import { runExperiment } from '../experiment/run-experiment';
-import type { RunOutcome } from '../experiment/run-options';
+import type { RunOutcome } from '../composition/run-options';
 import { freePort, ServiceSupervisor } from '@rx/local-stack';
 import { REPO_ROOT } from '../infra/repo-root';
 import { NullProgress } from '../progress/progress.reporter';

@@ -5,7 +5,7 @@
 import { readRunFileIfExists, writeRunFile, type BudgetCaps, type BudgetRevision, type RunDir, type RunState } from '@rx/run-dir';
 import { applySpecOverride, type ExperimentSpec, type SpecOverride } from '@rx/spec';
 import { budgetInForce } from './budget-guard';
-import { RunUserError } from './run-options';
+import { RunUserError } from '../composition/run-options';
 
 export function planBudgetRaise(dir: RunDir, spec: ExperimentSpec, state: RunState, file: string, override: SpecOverride, sha256: string): { revision: BudgetRevision; write: () => void } {
   const keys = Object.keys(override);

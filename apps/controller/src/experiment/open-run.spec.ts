@@ -5,7 +5,7 @@ import { parseControllerConfig } from '../config';
 import { REPO_ROOT } from '../infra/repo-root';
 import { sha256Hex } from '@rx/run-dir';
 import { defaultBackend, openRun } from './open-run';
-import { RunUserError } from './run-options';
+import { RunUserError } from '../composition/run-options';
 
 const EMBEDDED = path.join(REPO_ROOT, 'specs', 'embedded.json');
 const config = (env: Record<string, string> = {}) => parseControllerConfig(env);

@@ -19,9 +19,9 @@ import {
 } from '@rx/run-dir';
 import { applySpecOverride, jsonSyntaxWhere, loadSpecText, pilotSettings, treatmentArm, type ExperimentSpec, type SpecOverride } from '@rx/spec';
 import { canonicalJson, sha256Hex } from '@rx/run-dir';
-import { EXTERNAL_NEEDS_BACKEND, RunUserError, type BackendKind, type RunOptions } from './run-options';
+import { EXTERNAL_NEEDS_BACKEND, RunUserError, type BackendKind, type RunOptions } from '../composition/run-options';
 import { planBudgetRaise } from './budget-raise';
-import { tinkerCredentials } from './tinker-credentials';
+import { tinkerCredentials } from '../composition/tinker-credentials';
 
 export interface OpenedRun {
   dir: RunDir;

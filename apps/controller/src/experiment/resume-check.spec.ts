@@ -7,7 +7,7 @@ import { parseControllerConfig } from '../config';
 import { REPO_ROOT } from '../infra/repo-root';
 import { codeRelevantSha256, checkSameRun, failedRunLine } from './resume-check';
 import { openRun } from './open-run';
-import { RunUserError } from './run-options';
+import { RunUserError } from '../composition/run-options';
 
 const EMBEDDED = path.join(REPO_ROOT, 'specs', 'embedded.json');
 

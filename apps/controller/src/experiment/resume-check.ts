@@ -5,7 +5,7 @@
 import { readRunFileIfExists, type RunDir, type RunManifest, type RunState } from '@rx/run-dir';
 import type { ExperimentSpec } from '@rx/spec';
 import { canonicalJson, sha256Hex } from '@rx/run-dir';
-import { RunUserError } from './run-options';
+import { RunUserError } from '../composition/run-options';
 
 /** sha256 over the files of a code revision that decide what a run computes: no tests, docs, benches or chaos */
 export function codeRelevantSha256(files: Record<string, string>): string {

@@ -23,10 +23,10 @@ import { BUDGET_STOP, BudgetGuard, budgetInForce, describeCaps } from './budget-
 import { budgetCharges, priceFor, upperBoundTokens } from '@rx/plan';
 import { planRun, type OpenedRun } from './open-run';
 import { PHASE_TABLE, type PhaseResults } from './phase-table';
-import { Interrupted, RunUserError, type RunOptions, type RunOutcome } from './run-options';
+import { Interrupted, RunUserError, type RunOptions, type RunOutcome } from '../composition/run-options';
 import { checkSameRun, codeRelevantSha256, failedRunLine } from './resume-check';
-import { startInfra, type Infra } from './start-infra';
-import { checkTinkerCredentials, tinkerCredentials } from './tinker-credentials';
+import { startInfra, type Infra } from '../composition/start-infra';
+import { checkTinkerCredentials, tinkerCredentials } from '../composition/tinker-credentials';
 
 export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const plan = planRun(opts);

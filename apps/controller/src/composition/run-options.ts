@@ -4,7 +4,7 @@ import type { PolicyBackend } from '@rx/backend';
 import type { PhaseName, RunRecord, RunState } from '@rx/run-dir';
 import type { ControllerConfig } from '../config';
 import type { ProgressReporter } from '../progress/progress.reporter';
-import type { ExperimentData } from './experiment-data';
+import type { ExperimentData } from '../experiment/experiment-data';
 
 export type BackendKind = 'embedded' | 'tinker';
 export type ServicesMode = 'spawn' | 'external';

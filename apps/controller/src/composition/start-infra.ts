@@ -15,7 +15,7 @@ import { freePort, ServiceSupervisor, type ServiceSpec } from '@rx/local-stack';
 import { locateRedis, pingRedis, type RedisHandle } from '../infra/redis-locator';
 import { waitForNoConsumers } from '../infra/stale-consumers';
 import { StepBus } from '../infra/step-bus';
-import type { OpenedRun } from './open-run';
+import type { OpenedRun } from '../experiment/open-run';
 import { EXTERNAL_NEEDS_BACKEND, RunUserError, type RunOptions } from './run-options';
 import { tinkerCredentials } from './tinker-credentials';
 
