@@ -35,6 +35,23 @@ function runMain(script: string, env: Record<string, string>, onStdout?: (text: 
   });
 }
 
+/** runs a service's main.ts until its 'ready' line, reads its /health, then sends SIGTERM */
+async function healthThenTerm(script: string, env: Record<string, string>): Promise<Run & { health?: { status: number; body: unknown } }> {
+  let health: { status: number; body: unknown } | undefined;
+  let asked = false;
+  const run = await runMain(script, env, (out, kill) => {
+    const ready = out.split('\n').map((l) => { try { return JSON.parse(l) as { event?: string; url?: string }; } catch { return {}; } }).find((e) => e.event === 'ready');
+    if (ready?.url && !asked) {
+      asked = true;
+      void fetch(`${ready.url}/health`).then(async (r) => {
+        health = { status: r.status, body: await r.json() };
+        kill('SIGTERM');
+      });
+    }
+  });
+  return { ...run, health };
+}
+
 describe('apps/<service>/src/main.ts', () => {
   it('every service: a bad environment is one line on stderr and exit code 1', async () => {
     const services = ['sampler', 'grader', 'advantage', 'trainer'];
@@ -66,18 +83,8 @@ describe('apps/<service>/src/main.ts', () => {
 
   it('grader and advantage: healthy on Redis alone, given no backend URL or key, then a clean SIGTERM shutdown', async () => {
     for (const svc of ['grader', 'advantage']) {
-      let health: { status: number; body: unknown } | undefined;
-      const run = await runMain(`apps/${svc}/src/main.ts`, { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_QUEUE_PREFIX: harness.prefix, PORT: '0' }, (out, kill) => {
-        const ready = out.split('\n').map((l) => { try { return JSON.parse(l) as { event?: string; url?: string }; } catch { return {}; } }).find((e) => e.event === 'ready');
-        if (ready?.url && !health) {
-          health = { status: 0, body: null };
-          void fetch(`${ready.url}/health`).then(async (r) => {
-            health = { status: r.status, body: await r.json() };
-            kill('SIGTERM');
-          });
-        }
-      });
-      expect({ svc, health, code: run.code, stderr: run.stderr }).toEqual({ svc, health: { status: 200, body: { status: 'ok', service: svc, redis: true } }, code: 0, stderr: '' });
+      const run = await healthThenTerm(`apps/${svc}/src/main.ts`, { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_QUEUE_PREFIX: harness.prefix, PORT: '0' });
+      expect({ svc, health: run.health, code: run.code, stderr: run.stderr }).toEqual({ svc, health: { status: 200, body: { status: 'ok', service: svc, redis: true } }, code: 0, stderr: '' });
     }
   });
 
@@ -101,22 +108,8 @@ describe('apps/<service>/src/main.ts', () => {
     });
     try {
       await policyReady;
-      let health: { status: number; body: unknown } | undefined;
-      const trainer = await runMain(
-        'apps/trainer/src/main.ts',
-        { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: policyUrl, RX_QUEUE_PREFIX: harness.prefix, PORT: '0' },
-        (out, kill) => {
-          const ready = out.split('\n').map((l) => { try { return JSON.parse(l) as { event?: string; url?: string }; } catch { return {}; } }).find((e) => e.event === 'ready');
-          if (ready?.url && !health) {
-            health = { status: 0, body: null };
-            void fetch(`${ready.url}/health`).then(async (r) => {
-              health = { status: r.status, body: await r.json() };
-              kill('SIGTERM');
-            });
-          }
-        },
-      );
-      expect(health).toEqual({ status: 200, body: { status: 'ok', service: 'trainer', redis: true, backend: true } });
+      const trainer = await healthThenTerm('apps/trainer/src/main.ts', { REDIS_URL: harness.url, RX_ALLOW_INSECURE_REDIS: '1', RX_BACKEND_URL: policyUrl, RX_QUEUE_PREFIX: harness.prefix, PORT: '0' });
+      expect(trainer.health).toEqual({ status: 200, body: { status: 'ok', service: 'trainer', redis: true, backend: true } });
       expect(trainer.code).toBe(0);
       expect(trainer.stderr).toBe('');
       const events = trainer.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { event: string }).event);
