@@ -6,7 +6,7 @@ import { datumToWire } from '@rx/backend';
 import { InMemoryPolicyBackend } from '@rx/backend/testing';
 import { PolicyServerConfigError, parsePolicyServerConfig } from './config';
 import type { PolicyServer } from './policy-server';
-import { TinkerApiService } from './tinker-api.service';
+import { PolicyServerContext } from './policy-server.context';
 import { api, futureResult, newModel, policyServerHarness } from './testing/policy-server.harness';
 
 const harness = policyServerHarness();
@@ -115,7 +115,7 @@ describe('policy server bounds', () => {
     const first = await api(server, 'forward_backward', fbBody(modelId, 1, new Array(40).fill(3)));
     expect(first.status).toBe(200);
     // wait until it has finished, without fetching it
-    const futures = server.app.get(TinkerApiService).futures;
+    const futures = server.app.get(PolicyServerContext).futures;
     while (futures.unfetched().bytes === 0) await new Promise((r) => setTimeout(r, 10));
     expect(futures.unfetched()).toEqual({ results: 1, bytes: expect.any(Number) });
     expect(futures.unfetched().bytes).toBeGreaterThan(100);

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { CHAR_VOCAB_SIZE, TinkerBackend, type Datum, type PolicyBackend } from '@rx/backend';
 import { float32Wire } from '@rx/backend/testing';
 import { EMBEDDED_BASE_MODEL, EmbeddedBackend, initBaseParams, writeBaseCheckpoint } from '@rx/embedded-model';
-import { loadEmbeddedBackend } from './backend.factory';
 import { policyServerConfig } from './config';
 import { startPolicyServer } from './policy-server';
 
@@ -52,10 +51,6 @@ describe('policy server over the EmbeddedBackend', () => {
       const [samples] = remote as [{ tokens: number[]; logprobs: number[] }[]];
       expect(samples).toHaveLength(3);
       expect(samples.every((s) => s.logprobs.length === s.tokens.length && s.tokens.length > 0)).toBe(true);
-      // the factory main.ts uses finds the class
-      const viaFactory = await loadEmbeddedBackend(path.join(root, 'factory'));
-      expect(viaFactory).toBeInstanceOf(EmbeddedBackend);
-      await viaFactory.close();
     } finally {
       await tinker.close();
       await server.close();

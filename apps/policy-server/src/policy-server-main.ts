@@ -2,7 +2,6 @@
 // (testing/memory.main.ts), on 127.0.0.1:8000 unless HOST/PORT say otherwise. Bad configuration: one line, exit 2.
 // SIGTERM/SIGINT: graceful.
 import type { PolicyBackend } from '@rx/backend';
-import { BackendUnavailableError } from './backend.factory';
 import { PolicyServerConfigError, parsePolicyServerConfig, type PolicyServerConfig } from './config';
 import { startPolicyServer } from './policy-server';
 
@@ -36,7 +35,7 @@ export function policyServerMain(backendFor: (config: PolicyServerConfig) => Pro
       process.exitCode = code;
     },
     (err: unknown) => {
-      if (err instanceof PolicyServerConfigError || err instanceof BackendUnavailableError) {
+      if (err instanceof PolicyServerConfigError) {
         process.stderr.write(`policy-server: ${err.message}\n`);
         process.exitCode = 2;
         return;

@@ -14,7 +14,10 @@ import { hostedLikeFaultsMiddleware } from './hosted-like.faults';
 import { bodyErrorMiddleware, jsonBodyMiddleware, latencyMiddleware, metricsMiddleware } from './http-middleware';
 import { PolicyServerModule } from './policy-server.module';
 import { protobufBodyMiddleware } from './protobuf-body.middleware';
-import { TinkerApiService } from './tinker-api.service';
+import { PolicyServerContext } from './policy-server.context';
+import { SamplersService } from './samplers.service';
+import { SessionsService } from './sessions.service';
+import { TrainingModelsService } from './training-models.service';
 
 export interface PolicyServer {
   /** http://host:port */
@@ -40,9 +43,9 @@ export async function startPolicyServer(
     abortOnError: false,
     logger: options.logger ?? ['error', 'warn'],
   });
-  const api = app.get(TinkerApiService);
+  const ctx = app.get(PolicyServerContext);
   app.disable('x-powered-by');
-  app.use(metricsMiddleware(api.metrics));
+  app.use(metricsMiddleware(ctx.metrics));
   app.use(authMiddleware(config.apiKey));
   app.use(latencyMiddleware(config.latencyMs));
   app.use(protobufBodyMiddleware(config));
@@ -50,7 +53,7 @@ export async function startPolicyServer(
   app.use(bodyErrorMiddleware(config));
   if (config.hostedLike) {
     const log = new Logger('hosted-like');
-    app.use(hostedLikeFaultsMiddleware(config.hostedLike.faults, { loseSessions: () => api.loseSessions(), log: (l) => log.warn(l) }));
+    app.use(hostedLikeFaultsMiddleware(config.hostedLike.faults, { loseSessions: () => loseEverySession(app), log: (l) => log.warn(l) }));
   }
   app.useGlobalFilters(new HttpErrorFilter());
   limitConnections(app.getHttpServer() as Server, config);
@@ -61,13 +64,21 @@ export async function startPolicyServer(
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      api.futures.beginShutdown();
-      await api.futures.drain(config.shutdownGraceMs);
+      ctx.futures.beginShutdown();
+      await ctx.futures.drain(config.shutdownGraceMs);
       await app.close();
     })();
     return closing;
   };
   return { url: `http://${host}:${port}`, port, app, close };
+}
+
+/** hosted-like lost sessions: every session is forgotten, with its models and samplers (their calls answer 404) */
+function loseEverySession(app: NestExpressApplication): number {
+  const lost = app.get(SessionsService).loseAll();
+  app.get(TrainingModelsService).forgetSessions(lost);
+  app.get(SamplersService).forgetSessions(lost);
+  return lost.size;
 }
 
 /**
