@@ -7,32 +7,40 @@ import { baseOptions, type ChartSpec, type SeriesColor } from './chart-spec';
 import type { DevAccuracySeries, StepSeries } from './run-data';
 import type { ArmCurves } from './step-curves';
 
+/** a line chart over a whole-number x axis (steps or updates), as every chart of this section draws it */
+function lineChartConfig(
+  title: string,
+  datasets: ChartConfiguration<'line'>['data']['datasets'],
+  axes: { x: string; y: string; yRange?: { min: number; max: number } },
+): ChartConfiguration<'line'> {
+  return {
+    type: 'line',
+    data: { datasets },
+    options: {
+      ...baseOptions(title),
+      scales: {
+        x: { type: 'linear', title: { display: true, text: axes.x }, ticks: { precision: 0 } },
+        y: { ...axes.yRange, title: { display: true, text: axes.y } },
+      },
+    },
+  };
+}
+
 // --- reward per step ---------------------------------------------------------------------------------------------
 export function rewardChart(series: readonly StepSeries[], color: SeriesColor): ChartSpec | null {
   const drawn = series.filter((s) => s.steps.some((p) => p.rewardMean !== null));
   if (drawn.length === 0) return null;
-  const config: ChartConfiguration<'line'> = {
-    type: 'line',
-    data: {
-      datasets: drawn.map((s) => ({
-        label: s.phase === 'training' ? `${s.label} (training)` : s.label,
-        data: s.steps.filter((p) => p.rewardMean !== null).map((p) => ({ x: p.step, y: p.rewardMean as number })),
-        borderColor: color(s),
-        backgroundColor: color(s),
-        borderWidth: s.phase === 'training' ? 2.5 : 1.5,
-        borderDash: s.phase === 'training' ? [] : [6, 4],
-        pointRadius: s.phase === 'training' ? 3 : 4.5,
-        tension: 0,
-      })),
-    },
-    options: {
-      ...baseOptions('Mean training reward per step'),
-      scales: {
-        x: { type: 'linear', title: { display: true, text: 'step' }, ticks: { precision: 0 } },
-        y: { title: { display: true, text: 'mean reward of the step\'s rollouts' } },
-      },
-    },
-  };
+  const datasets = drawn.map((s) => ({
+    label: s.phase === 'training' ? `${s.label} (training)` : s.label,
+    data: s.steps.filter((p) => p.rewardMean !== null).map((p) => ({ x: p.step, y: p.rewardMean as number })),
+    borderColor: color(s),
+    backgroundColor: color(s),
+    borderWidth: s.phase === 'training' ? 2.5 : 1.5,
+    borderDash: s.phase === 'training' ? [] : [6, 4],
+    pointRadius: s.phase === 'training' ? 3 : 4.5,
+    tension: 0,
+  }));
+  const config = lineChartConfig('Mean training reward per step', datasets, { x: 'step', y: 'mean reward of the step\'s rollouts' });
   return { id: 'chart-reward', section: 'reward', title: 'Reward per step', config, dataColors: [...new Set(drawn.map((s) => color(s)))] };
 }
 
@@ -40,28 +48,20 @@ export function rewardChart(series: readonly StepSeries[], color: SeriesColor): 
 export function curveCharts(curves: readonly ArmCurves[], color: SeriesColor): ChartSpec[] {
   if (curves.length === 0) return [];
   const chart = (id: string, title: string, yTitle: string, y: (l: ArmCurves['lines'][number]) => number | undefined, yRange?: { min: number; max: number }): ChartSpec => {
-    const config: ChartConfiguration<'line'> = {
-      type: 'line',
-      data: {
-        datasets: curves.map((c) => ({
-          label: c.arm,
-          // a key older lines lack leaves their steps out
-          data: c.lines.flatMap((l) => {
-            const v = y(l);
-            return v === undefined ? [] : [{ x: l.step, y: v }];
-          }),
-          borderColor: color({ arm: c.arm, label: c.arm }),
-          backgroundColor: color({ arm: c.arm, label: c.arm }),
-          borderWidth: 2.5,
-          pointRadius: 3,
-          tension: 0,
-        })),
-      },
-      options: {
-        ...baseOptions(title),
-        scales: { x: { type: 'linear', title: { display: true, text: 'step' }, ticks: { precision: 0 } }, y: { ...(yRange ?? {}), title: { display: true, text: yTitle } } },
-      },
-    };
+    const datasets = curves.map((c) => ({
+      label: c.arm,
+      // a key older lines lack leaves their steps out
+      data: c.lines.flatMap((l) => {
+        const v = y(l);
+        return v === undefined ? [] : [{ x: l.step, y: v }];
+      }),
+      borderColor: color({ arm: c.arm, label: c.arm }),
+      backgroundColor: color({ arm: c.arm, label: c.arm }),
+      borderWidth: 2.5,
+      pointRadius: 3,
+      tension: 0,
+    }));
+    const config = lineChartConfig(title, datasets, { x: 'step', y: yTitle, yRange });
     return { id, section: 'reward', title, config, dataColors: [...new Set(curves.map((c) => color({ arm: c.arm, label: c.arm })))] };
   };
   const has = (key: 'rx/frac_reward_zero_std' | 'rx/completions/clipped_ratio') => curves.some((c) => c.lines.some((l) => l[key] !== undefined));
@@ -81,27 +81,16 @@ export function curveCharts(curves: readonly ArmCurves[], color: SeriesColor): C
 // --- dev accuracy every 10 updates -------------------------------------------------------------------------------
 export function devAccuracyChart(series: readonly DevAccuracySeries[], color: (arm: string) => string): ChartSpec | null {
   if (series.length === 0) return null;
-  const config: ChartConfiguration<'line'> = {
-    type: 'line',
-    data: {
-      datasets: series.map((s) => ({
-        label: `${s.arm} (${s.points[0].n} dev items)`,
-        data: s.points.map((p) => ({ x: p.updates, y: p.accuracy })),
-        borderColor: color(s.arm),
-        backgroundColor: color(s.arm),
-        borderWidth: 2.5,
-        pointRadius: 4,
-        tension: 0,
-      })),
-    },
-    options: {
-      ...baseOptions('Greedy accuracy on the fixed dev sample (train items, never RL prompts or test)'),
-      scales: {
-        x: { type: 'linear', title: { display: true, text: 'updates' }, ticks: { precision: 0 } },
-        y: { title: { display: true, text: 'dev accuracy' } },
-      },
-    },
-  };
+  const datasets = series.map((s) => ({
+    label: `${s.arm} (${s.points[0].n} dev items)`,
+    data: s.points.map((p) => ({ x: p.updates, y: p.accuracy })),
+    borderColor: color(s.arm),
+    backgroundColor: color(s.arm),
+    borderWidth: 2.5,
+    pointRadius: 4,
+    tension: 0,
+  }));
+  const config = lineChartConfig('Greedy accuracy on the fixed dev sample (train items, never RL prompts or test)', datasets, { x: 'updates', y: 'dev accuracy' });
   return { id: 'chart-dev-accuracy', section: 'reward', title: 'Dev accuracy', config, dataColors: [...new Set(series.map((s) => color(s.arm)))] };
 }
 
@@ -120,16 +109,7 @@ export function neighborsPerStepChart(series: readonly StepSeries[], color: Seri
     pointRadius: 2.5,
     tension: 0,
   });
-  const config: ChartConfiguration<'line'> = {
-    type: 'line',
-    data: { datasets: drawn.flatMap((s) => [line(s, 10, 'p10', []), line(s, 50, 'median', [6, 4])]) },
-    options: {
-      ...baseOptions('Effective neighbours n_eff,i = (Σw)² / Σw² per training step (p10 solid, median dashed)'),
-      scales: {
-        x: { type: 'linear', title: { display: true, text: 'step' }, ticks: { precision: 0 } },
-        y: { title: { display: true, text: 'effective neighbours' } },
-      },
-    },
-  };
+  const datasets = drawn.flatMap((s) => [line(s, 10, 'p10', []), line(s, 50, 'median', [6, 4])]);
+  const config = lineChartConfig('Effective neighbours n_eff,i = (Σw)² / Σw² per training step (p10 solid, median dashed)', datasets, { x: 'step', y: 'effective neighbours' });
   return { id: 'chart-neighbors-per-step', section: 'reward', title: 'Effective neighbours per step', config, dataColors: [...new Set(drawn.map((s) => color(s)))] };
 }
