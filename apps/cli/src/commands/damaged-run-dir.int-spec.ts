@@ -128,6 +128,27 @@ describe('a damaged run directory', () => {
     expect([check.code, check.stderr]).toEqual([0, '']);
   });
 
+  it('rx run --resume of a complete run whose controller was killed before it wrote record.json: the record is written and exported, exit 0', async () => {
+    const dir = path.join(work, 'no-record');
+    cpSync(complete, dir, { recursive: true });
+    const intact = JSON.parse(readFileSync(path.join(complete, 'record.json'), 'utf8')) as { verdict: unknown; decision?: unknown };
+    // the attempt ended the run (state complete) and was killed before the record phase wrote record.json
+    const stateFile = path.join(dir, 'state.json');
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { status: string; completed: string[] };
+    expect(state.status).toBe('complete');
+    writeFileSync(stateFile, JSON.stringify({ ...state, completed: state.completed.filter((p) => p !== 'record') }, null, 2));
+    rmSync(path.join(dir, 'record.json'));
+    rmSync(path.join(dir, 'exchange'), { recursive: true, force: true });
+    const resume = await rx(['run', '--resume', dir, '--port', 'off']);
+    expect([resume.code, resume.stderr]).toEqual([0, '']);
+    expect(resume.stdout).toContain('record: not written by the attempt that finished the run; writing it now');
+    const rewritten = JSON.parse(readFileSync(path.join(dir, 'record.json'), 'utf8')) as { verdict: unknown; decision?: unknown };
+    expect(rewritten.verdict).toEqual(intact.verdict);
+    expect(rewritten.decision).toEqual(intact.decision);
+    const check = await rx(['check-record', dir]);
+    expect([check.code, check.stderr]).toEqual([0, '']);
+  });
+
   it('rx status, rx export and rx check-record read the run in the CLI process: no controller is started (rx run --resume is)', async () => {
     const dir = path.join(work, 'in-process');
     cpSync(complete, dir, { recursive: true });

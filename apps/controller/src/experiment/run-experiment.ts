@@ -92,7 +92,12 @@ async function driveRun(run: OpenedRun, opts: RunOptions, attemptCode: AttemptCo
   }
   if (run.resumed && (status === 'complete' || (status === 'stopped' && !budgetStopped))) {
     progress.info(`run ${run.manifest.runId} in ${dir.root} is already ${status}; nothing to resume`);
-    const record = readRunFileIfExists(dir, 'record.json');
+    let record = readRunFileIfExists(dir, 'record.json');
+    // a controller killed after its attempt ended and before it wrote the run's record: the resume writes it
+    if (!record) {
+      progress.info('record: not written by the attempt that finished the run; writing it now');
+      record = writeRecord({ dir, manifest: run.manifest, spec: run.spec, sourceSpec: run.sourceSpec, cpus: cpus().length }, state);
+    }
     // a controller killed after its attempt ended and before it exported the exchange record: the resume exports it
     const exported = dir.exists(dir.path(EXCHANGE_RECORD));
     if (status === 'complete' && !exported) progress.info('exchange record: not written by the attempt that finished the run; exporting it now');
