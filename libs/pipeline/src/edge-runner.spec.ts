@@ -1,7 +1,6 @@
 import { createRxMetrics, metricSamples } from '@rx/metrics';
-import { consumeJob } from './edge-runner';
+import { RecordingProducer, runStandInStage, testStepRequest } from '@rx/pipeline/testing';
 import { DeadLetteredError, OutOfOrderStepError, StageTimeoutError, UnrecoverableStageError } from './stage-errors';
-import { RecordingProducer, testStepRequest } from '@rx/pipeline/testing';
 
 function deps() {
   const queues = new RecordingProducer();
@@ -14,11 +13,11 @@ async function deadLettered(metrics: ReturnType<typeof createRxMetrics>, queue: 
   return v?.value ?? 0;
 }
 
-describe('consumeJob', () => {
+describe('runEdge around any stage', () => {
   it('hands the parsed payload to the stage and times it by stage and arm', async () => {
     const d = deps();
     const req = testStepRequest('r', 'gs1_kernel', 0);
-    const out = await consumeJob('step-requests', { id: 'j1', data: req, attemptsMade: 0 }, d, async (p) => p.prompts.length);
+    const out = await runStandInStage('step-requests', { id: 'j1', data: req, attemptsMade: 0 }, d, async (p) => p.prompts.length);
     expect(out).toBe(64);
     const h = await metricSamples(d.metrics.registry, 'rx_stage_duration_seconds');
     expect(h.find((v) => v.metricName === 'rx_stage_duration_seconds_count')?.labels).toMatchObject({ stage: 'prepare', arm: 'gs1_kernel' });
@@ -28,9 +27,9 @@ describe('consumeJob', () => {
     const d = deps();
     let called = false;
     const bad = { ...testStepRequest('r', 'gs1_kernel', 0), step: -1, prompts: [] };
-    const run = consumeJob('step-requests', { id: 'j-bad', data: bad, attemptsMade: 0 }, d, async () => (called = true));
+    const run = runStandInStage('step-requests', { id: 'j-bad', data: bad, attemptsMade: 0 }, d, async () => (called = true));
     await expect(run).rejects.toBeInstanceOf(DeadLetteredError);
-    await expect(consumeJob('step-requests', { id: 'j-bad', data: bad, attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(
+    await expect(runStandInStage('step-requests', { id: 'j-bad', data: bad, attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(
       "invalid 'step-requests' payload (job j-bad): step: Number must be greater than or equal to 0; prompts: Array must contain at least 1 element(s)",
     );
     expect(called).toBe(false);
@@ -50,7 +49,7 @@ describe('consumeJob', () => {
 
   it('dead-letters a job whose data is not even an object (no step to report failed)', async () => {
     const d = deps();
-    await expect(consumeJob('rollouts', { id: 'x', data: 'hello', attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(/\(root\): Expected object, received string/);
+    await expect(runStandInStage('rollouts', { id: 'x', data: 'hello', attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(/\(root\): Expected object, received string/);
     expect(d.queues.deadLetters).toHaveLength(1);
     expect(d.queues.on('step-events')).toEqual([]);
   });
@@ -58,11 +57,11 @@ describe('consumeJob', () => {
   it('reports the step of a dead-lettered job failed: the step of its job id, else of its valid payload; a malformed job with another id fails no step', async () => {
     const d = deps();
     const req = testStepRequest('r', 'gs1_kernel', 4);
-    await expect(consumeJob('step-requests', { id: 'j', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('no'); })).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(runStandInStage('step-requests', { id: 'j', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('no'); })).rejects.toBeInstanceOf(DeadLetteredError);
     // malformed, under an id that names no step: its data claims step 4 of r/gs1_kernel, which is not believed
-    await expect(consumeJob('step-requests', { id: 'j2', data: { ...req, prompts: [] }, attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
-    await expect(consumeJob('rollouts', { id: 'run-7-grpo_gs8-3-grade', data: 'hello', attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
-    await expect(consumeJob('rollouts', { id: 'run-8-grpo_gs8-1-grade', data: { ...req, step: 9 }, attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(runStandInStage('step-requests', { id: 'j2', data: { ...req, prompts: [] }, attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(runStandInStage('rollouts', { id: 'run-7-grpo_gs8-3-grade', data: 'hello', attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(runStandInStage('rollouts', { id: 'run-8-grpo_gs8-1-grade', data: { ...req, step: 9 }, attemptsMade: 0 }, d, async () => 1)).rejects.toBeInstanceOf(DeadLetteredError);
     const events = d.queues.on('step-events').map((e) => e.payload);
     expect(events.map((e) => [e.kind, e.runId, e.arm, e.step, e.kind === 'step-failed' && e.stage])).toEqual([
       ['step-failed', 'r', 'gs1_kernel', 4, 'prepare'],
@@ -78,18 +77,18 @@ describe('consumeJob', () => {
     const req = testStepRequest('r', 'grpo_gs8', 0);
     d.queues.artefacts.set('k1', req);
     const ref = { $artefact: { key: 'k1', sha256: 'a'.repeat(64), bytes: 10 }, runId: 'r' };
-    expect(await consumeJob('step-requests', { id: 'j', data: ref, attemptsMade: 0 }, d, async (p) => p.arm)).toBe('grpo_gs8');
+    expect(await runStandInStage('step-requests', { id: 'j', data: ref, attemptsMade: 0 }, d, async (p) => p.arm)).toBe('grpo_gs8');
     const gone = { $artefact: { key: 'k2', sha256: 'a'.repeat(64), bytes: 10 } };
-    await expect(consumeJob('step-requests', { id: 'j2', data: gone, attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(/payload k2 is gone/);
+    await expect(runStandInStage('step-requests', { id: 'j2', data: gone, attemptsMade: 0 }, d, async () => 1)).rejects.toThrow(/payload k2 is gone/);
     expect(d.queues.deadLetters.map((x) => x.sourceJobId)).toEqual(['j2']);
   });
 
   it('dead-letters a stage that refuses for good, and lets other errors retry', async () => {
     const d = deps();
     const req = testStepRequest('r', 'grpo_gs8', 0);
-    await expect(consumeJob('step-requests', { id: 'a', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('step 0 is in doubt'); })).rejects.toBeInstanceOf(DeadLetteredError);
+    await expect(runStandInStage('step-requests', { id: 'a', data: req, attemptsMade: 0 }, d, async () => { throw new UnrecoverableStageError('step 0 is in doubt'); })).rejects.toBeInstanceOf(DeadLetteredError);
     expect(d.queues.deadLetters[0]).toMatchObject({ reason: 'unrecoverable', error: 'step 0 is in doubt' });
-    const early = consumeJob('step-requests', { id: 'b', data: req, attemptsMade: 0 }, d, async () => { throw new OutOfOrderStepError('too early'); });
+    const early = runStandInStage('step-requests', { id: 'b', data: req, attemptsMade: 0 }, d, async () => { throw new OutOfOrderStepError('too early'); });
     await expect(early).rejects.toBeInstanceOf(OutOfOrderStepError);
     await expect(early).rejects.not.toBeInstanceOf(DeadLetteredError);
     expect(d.queues.deadLetters).toHaveLength(1);
@@ -98,7 +97,7 @@ describe('consumeJob', () => {
   it('fails a stage that runs past its time limit (retryable)', async () => {
     const d = deps();
     const req = testStepRequest('r', 'grpo_gs8', 0);
-    const slow = consumeJob('step-requests', { id: 's', data: req, attemptsMade: 0 }, { ...d, timeoutMs: 20 }, () => new Promise((r) => setTimeout(r, 500)));
+    const slow = runStandInStage('step-requests', { id: 's', data: req, attemptsMade: 0 }, { ...d, timeoutMs: 20 }, () => new Promise((r) => setTimeout(r, 500)));
     await expect(slow).rejects.toBeInstanceOf(StageTimeoutError);
     await expect(slow).rejects.toThrow('prepare of job s took longer than 20 ms');
   });
@@ -107,7 +106,7 @@ describe('consumeJob', () => {
     const d = deps();
     const req = testStepRequest('r', 'gs1_kernel', 0);
     const fail = (attemptsMade: number, opts?: { attempts?: number }) =>
-      consumeJob('step-requests', { id: 'r-gs1_kernel-0-prepare', data: req, attemptsMade, opts }, d, async () => {
+      runStandInStage('step-requests', { id: 'r-gs1_kernel-0-prepare', data: req, attemptsMade, opts }, d, async () => {
         throw new Error('backend unavailable');
       });
     await expect(fail(0)).rejects.not.toBeInstanceOf(DeadLetteredError);
@@ -129,7 +128,7 @@ describe('consumeJob', () => {
     const pauses: number[] = [];
     let calls = 0;
     // the last attempt: an ordinary failure here would be dead-lettered
-    const out = await consumeJob('step-requests', { id: 'j', data: req, attemptsMade: 2 }, { ...d, sleep: async (ms) => void pauses.push(ms) }, async () => {
+    const out = await runStandInStage('step-requests', { id: 'j', data: req, attemptsMade: 2 }, { ...d, sleep: async (ms) => void pauses.push(ms) }, async () => {
       calls++;
       if (calls <= 3) throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
       return 'done';
@@ -144,7 +143,7 @@ describe('consumeJob', () => {
     const d = deps();
     const req = testStepRequest('r', 'gs1_kernel', 0);
     const pauses: number[] = [];
-    const run = consumeJob('step-requests', { id: 'j', data: req, attemptsMade: 2 }, { ...d, redisOutageMs: 5000, sleep: async (ms) => void pauses.push(ms) }, async () => {
+    const run = runStandInStage('step-requests', { id: 'j', data: req, attemptsMade: 2 }, { ...d, redisOutageMs: 5000, sleep: async (ms) => void pauses.push(ms) }, async () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
     });
     await expect(run).rejects.toThrow('prepare of job j gave up after 3 attempts: connect ECONNREFUSED 127.0.0.1:6379');

@@ -96,8 +96,8 @@ export async function deadLetterStep(queues: QueueProducer, letter: DeadLetter, 
   return deadLetterJobId;
 }
 
-/** Steps 1, 2 and 4 above around `handle`, for one job of `queue`. */
-export async function consumeJob<Q extends QueueName, R>(
+/** Steps 1, 2 and 4 above around `handle`, for one job of `queue` (runEdge's part before the enqueue). */
+async function consumeJob<Q extends QueueName, R>(
   queue: Q,
   job: ConsumedJob,
   deps: JobConsumerDeps,

@@ -2,5 +2,6 @@
 export * from './arithmetic-problems';
 export * from './ledger.contract';
 export * from './recording-producer';
+export * from './stand-in-stage';
 export * from './step-requests';
 export * from './window-store.contract';

@@ -1,9 +1,8 @@
 import { Job, Worker } from 'bullmq';
 import { createRxMetrics } from '@rx/metrics';
-import { consumeJob } from '@rx/pipeline';
+import { runStandInStage, testStepRequest } from '@rx/pipeline/testing';
 import { QueueRepository } from './queue.repository';
 import { createRedisHarness } from '@rx/queue/testing';
-import { testStepRequest } from '@rx/pipeline/testing';
 
 const harness = createRedisHarness('queues');
 const connections = harness.connections();
@@ -52,7 +51,7 @@ describe('QueueRepository on Redis', () => {
     expect(JSON.stringify(stored.data).length).toBeLessThan(500);
 
     const metrics = createRxMetrics({ service: 'trainer', defaultMetrics: false });
-    const got = await consumeJob('step-requests', { id: stored.id, data: stored.data, attemptsMade: 0 }, { queues: repo, metrics }, async (p) => p);
+    const got = await runStandInStage('step-requests', { id: stored.id, data: stored.data, attemptsMade: 0 }, { queues: repo, metrics }, async (p) => p);
     expect(got).toEqual(req);
   });
 
@@ -63,7 +62,7 @@ describe('QueueRepository on Redis', () => {
     const key = (job.data as { $artefact: { key: string } }).$artefact.key;
     await connections.producer().set(key, JSON.stringify({ ...req, step: 5 }));
     const metrics = createRxMetrics({ service: 'trainer', defaultMetrics: false });
-    await expect(consumeJob('step-requests', { id: job.id, data: job.data, attemptsMade: 0 }, { queues: repo, metrics }, async () => 1)).rejects.toThrow(/does not match its sha256/);
+    await expect(runStandInStage('step-requests', { id: job.id, data: job.data, attemptsMade: 0 }, { queues: repo, metrics }, async () => 1)).rejects.toThrow(/does not match its sha256/);
     const dead = (await repo.queue('dead-letters').getJob('step-requests-tamper-gs1_kernel-0-prepare-dead'))!;
     expect(dead.data).toMatchObject({ sourceQueue: 'step-requests', reason: 'invalid-payload' });
   });
